@@ -1,0 +1,114 @@
+// Devices, buffers and JIT programs: the interface every backend implements.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace hetbench {
+
+struct DeviceInfo {
+  std::string id;       // "host", "opencl:P:D", "cuda:N"
+  std::string backend;  // "host", "opencl", "cuda"
+  std::string name, vendor, driver, version;
+  std::string type;  // "cpu", "gpu", "accelerator"
+  int compute_units = 0;
+  int max_clock_mhz = 0;
+  std::uint64_t global_mem = 0, max_alloc = 0, local_mem = 0;
+  std::size_t max_wg = 0, pref_wg_multiple = 0;
+  bool fp64 = false;
+  std::vector<std::string> extensions;
+  // Theoretical peaks; empty where they cannot be derived (shown as "unknown").
+  std::optional<double> peak_gflops_s, peak_gflops_d, peak_gbs;
+  std::string peak_note;  // how the peaks were derived
+  nlohmann::json extra = nlohmann::json::object();  // backend-specific details
+
+  bool has_extension(const std::string& e) const;
+};
+nlohmann::json to_json(const DeviceInfo& d);
+
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+  std::size_t bytes() const { return bytes_; }
+  virtual void upload(const void* src) = 0;
+  virtual void download(void* dst) = 0;
+  // Every byte 0xFF: NaN for floating point, -1 for integers; a kernel that leaves an
+  // element unwritten is caught by validation.
+  virtual void poison() = 0;
+  virtual void copy_from(Buffer& src) = 0;
+
+ protected:
+  explicit Buffer(std::size_t bytes) : bytes_(bytes) {}
+  std::size_t bytes_;
+};
+
+// One kernel argument as passed to a launch.
+struct KernelArg {
+  enum Kind { Buf, I32, U32, I64, U64, F32, F64, Raw } kind;
+  Buffer* buf = nullptr;
+  std::int64_t i = 0;
+  double f = 0;
+  std::vector<unsigned char> raw;  // Raw: a struct by value (DF/DD scalars)
+  std::string name;                // for error messages
+};
+
+using Dims = std::vector<std::size_t>;  // 1 to 3 entries
+
+// A JIT-built program with one or more kernels.
+class Program {
+ public:
+  virtual ~Program() = default;
+  virtual void launch(const std::string& kernel, const std::vector<KernelArg>& args, const Dims& global,
+                      const Dims& local) = 0;
+  // Type names of the kernel's arguments where the backend can tell (OpenCL arg info);
+  // empty otherwise.
+  virtual std::vector<std::string> arg_types(const std::string& kernel) { (void)kernel; return {}; }
+};
+
+struct ProgramSource {
+  std::string path;  // for messages
+  std::string text;  // full source, prelude included
+  std::vector<std::string> defines;  // "NAME=VALUE"
+  std::vector<std::string> options;  // extra compiler options
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual const DeviceInfo& info() const = 0;
+  const std::string& id() const { return info().id; }
+  virtual std::unique_ptr<Buffer> alloc(std::size_t bytes) = 0;
+  virtual void finish() = 0;
+  // Runs `work` once and returns its duration in seconds, measured with the device's own
+  // timer (OpenCL profiling events, CUDA events, steady_clock on the host) from the
+  // start of the first command `work` issues to the end of the last.
+  virtual double time(const std::function<void()>& work) = 0;
+  // "host", "opencl" or "cuda": which kernel sources the device can JIT.
+  virtual std::string kernel_language() const = 0;
+  virtual std::shared_ptr<Program> build(const ProgramSource& src);
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  // Empty when usable; otherwise one line saying why not (no driver, not built, ...).
+  virtual std::string unavailable_reason() const = 0;
+  virtual std::vector<std::shared_ptr<Device>> devices() = 0;
+};
+
+// All backends compiled in, in a fixed order: host, opencl, cuda.
+std::vector<std::shared_ptr<Backend>>& backends();
+std::vector<std::shared_ptr<Device>> all_devices();
+// "host", "opencl:P:D", "cuda:N", "all", or a unique substring of a device name.
+// Throws Error listing the devices when nothing or more than one matches.
+std::vector<std::shared_ptr<Device>> resolve_devices(const std::string& spec);
+
+}  // namespace hetbench

@@ -1,0 +1,22 @@
+// Errors that reach the user: one sentence naming what was wrong and where.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace hetbench {
+
+// Bad input or an environment problem. The CLI prints what() on stderr and exits non-zero.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A failure that belongs to one measurement point (kernel build, launch, out of memory):
+// the runner records the point as an error and carries on with the others.
+class PointError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace hetbench

@@ -1,0 +1,93 @@
+// An op is the mathematics: problem sizes, seeded inputs, a higher-precision reference,
+// operation and byte counts, and an error bound. One source file in src/ops/ per op.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hetbench/precision.hpp"
+
+namespace hetbench {
+
+using Sizes = std::map<std::string, std::int64_t>;
+std::string format_sizes(const Sizes& s);  // "n=1000" or "m=64,n=32,k=16"
+
+enum class Access { In, Out, InOut };
+
+struct ArrayOperand {
+  std::string name;
+  bool is_int = false;  // int32 elements; otherwise the precision's storage type
+  Access access = Access::In;
+  std::size_t count = 0;          // elements
+  std::size_t elem_bytes = 0;
+  std::vector<unsigned char> host;  // initial contents of In and InOut arrays
+  std::size_t bytes() const { return count * elem_bytes; }
+};
+
+struct ScalarOperand {
+  std::string name;
+  bool is_int = false;
+  double value = 0;  // integers are exact up to 2^53
+};
+
+using Outputs = std::map<std::string, std::vector<unsigned char>>;
+
+struct Validation {
+  double max_ratio = 0;       // max over checked elements of error / bound; <= 1 passes
+  double max_abs_err = 0;
+  double max_rel_err = 0;     // relative to |reference|, for information
+  std::size_t checked = 0, nan = 0, unwritten = 0, over_bound = 0;
+  std::string bound;          // the bound that was applied, in words
+  std::string note;           // e.g. "sampled 4096 of 16M elements"
+  bool passed() const { return nan == 0 && unwritten == 0 && over_bound == 0 && max_ratio <= 1.0; }
+};
+nlohmann::json to_json(const Validation& v);
+
+class Problem {
+ public:
+  virtual ~Problem() = default;
+  Precision prec = Precision::S;
+  Sizes sizes;
+  std::vector<ArrayOperand> arrays;
+  std::vector<ScalarOperand> scalars;
+  double flops = 0;       // floating-point operations of one execution
+  double min_bytes = 0;   // fewest bytes one execution must move through device memory
+  nlohmann::json features = nlohmann::json::object();  // recorded with every point
+
+  const ArrayOperand& array(const std::string& name) const;
+  const ScalarOperand* scalar(const std::string& name) const;
+  std::size_t device_bytes() const;
+};
+
+class Op {
+ public:
+  virtual ~Op() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  virtual std::vector<Precision> precisions() const { return {Precision::S, Precision::D}; }
+  // Names of the problem dimensions, usable in metadata expressions.
+  virtual std::vector<std::string> size_names() const { return {"n"}; }
+  // One --size token ("1000", "2^20", "1e6", ranges) to a list of problems; throws Error.
+  virtual std::vector<Sizes> parse_sizes(const std::string& spec) const;
+  // Bytes the problem needs on the device, without building it (memory checks up front).
+  virtual std::size_t device_bytes(const Sizes& s, Precision p) const = 0;
+  virtual std::unique_ptr<Problem> make_problem(const Sizes& s, Precision p, std::uint64_t seed) const = 0;
+  virtual Validation validate(const Problem& prob, const Outputs& out) const = 0;
+};
+
+// Ops register themselves from their source files (static registrars).
+void register_op(std::unique_ptr<Op> op);
+const Op& find_op(const std::string& name);  // throws Error listing the ops
+std::vector<const Op*> all_ops();
+
+template <class T>
+struct OpRegistrar {
+  OpRegistrar() { register_op(std::make_unique<T>()); }
+};
+
+}  // namespace hetbench

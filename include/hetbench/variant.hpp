@@ -1,0 +1,88 @@
+// A variant is one implementation of an op: a kernel described by metadata, a host
+// function, or a vendor library call. All kinds go through the same runner.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hetbench/device.hpp"
+#include "hetbench/expr.hpp"
+#include "hetbench/op.hpp"
+
+namespace hetbench {
+
+struct ParamDef {
+  std::string name;
+  std::vector<long long> values;  // the domain
+  long long def = 0;
+  std::string doc;
+};
+using ParamValues = std::map<std::string, long long>;
+std::string format_params(const ParamValues& p);  // "VW=4;WG=256"
+
+using BufferMap = std::map<std::string, Buffer*>;
+
+// A variant prepared for one device, problem and parameter set: run() issues the work
+// on the device (asynchronously where the device allows).
+class Instance {
+ public:
+  virtual ~Instance() = default;
+  virtual void run() = 0;
+};
+
+class Variant {
+ public:
+  virtual ~Variant() = default;
+  std::string op, name;
+  std::string backend;  // "host", "opencl", "cuda"
+  std::string kind;     // "kernel", "host", "library"
+  std::string description;
+  std::string origin;   // metadata file or library name
+  std::vector<Precision> precisions;
+  std::vector<ParamDef> params;
+  std::vector<Expr> constraints;      // over params, sizes and device values
+  std::vector<std::string> required_ext;  // device extensions
+
+  std::string id() const { return backend + "/" + op + "/" + name; }
+  const ParamDef* param(const std::string& n) const;
+  ParamValues defaults() const;
+  // Empty when the variant can run on the device in this precision; otherwise why not.
+  std::string unsupported_reason(const Device& dev, Precision p) const;
+  // Empty when the parameters satisfy every constraint; otherwise the failing one.
+  std::string violated_constraint(const Device& dev, const Sizes& s, Precision p, const ParamValues& pv) const;
+  virtual std::unique_ptr<Instance> prepare(Device& dev, const Problem& prob, const BufferMap& bufs,
+                                            const ParamValues& pv) const = 0;
+};
+
+// Values that metadata expressions can name besides sizes and params.
+Vars device_vars(const DeviceInfo& d, Precision p);
+
+void register_variant(std::shared_ptr<Variant> v);
+// Adds every *.json kernel description found under a file or folder; throws Error
+// naming the file and key on malformed metadata.
+void load_variant_metadata(const std::string& path);
+// All variants: the built-in ones, kernel metadata from the kernel folder and from
+// $HETBENCH_KERNELS and --kernels paths.
+const std::vector<std::shared_ptr<Variant>>& all_variants();
+std::vector<std::shared_ptr<Variant>> variants_for(const std::string& op);
+// Library baselines that this build left out, with the reason (for `hetbench list`).
+std::vector<std::pair<std::string, std::string>>& missing_baselines();
+
+// Folder of the built-in kernels: $HETBENCH_KERNEL_DIR, <exe>/../kernels,
+// <exe>/../share/hetbench/kernels or the source tree.
+std::string kernel_dir();
+// A folder shipped with hetbench ("kernels", "bench"), found the same way.
+std::string data_dir(const std::string& sub);
+void add_kernel_path(const std::string& path);  // from --kernels, before first use
+
+template <class V>
+struct VariantRegistrar {
+  template <class... A>
+  explicit VariantRegistrar(A&&... a) {
+    register_variant(std::make_shared<V>(std::forward<A>(a)...));
+  }
+};
+
+}  // namespace hetbench

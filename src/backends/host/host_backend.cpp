@@ -1,0 +1,128 @@
+#include "backends/host/host_backend.hpp"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <new>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "hetbench/error.hpp"
+
+namespace hetbench {
+
+namespace {
+
+std::string cpuinfo_field(const std::string& key) {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind(key, 0) == 0) {
+      auto c = line.find(':');
+      if (c != std::string::npos) {
+        auto v = line.substr(c + 1);
+        v.erase(0, v.find_first_not_of(" \t"));
+        return v;
+      }
+    }
+  }
+  return "";
+}
+
+std::uint64_t meminfo_kb(const std::string& key) {
+  std::ifstream f("/proc/meminfo");
+  std::string k;
+  std::uint64_t v = 0;
+  std::string unit;
+  while (f >> k >> v >> unit)
+    if (k == key + ":") return v;
+  return 0;
+}
+
+int max_clock_mhz() {
+  std::ifstream f("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+  long khz = 0;
+  if (f >> khz && khz > 0) return static_cast<int>(khz / 1000);
+  auto mhz = cpuinfo_field("cpu MHz");
+  return mhz.empty() ? 0 : static_cast<int>(std::atof(mhz.c_str()));
+}
+
+}  // namespace
+
+HostBuffer::HostBuffer(std::size_t bytes) : Buffer(bytes) {
+  data_ = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
+  if (!data_) throw PointError(fmt::format("host out of memory allocating {} bytes", bytes));
+}
+HostBuffer::~HostBuffer() { std::free(data_); }
+void HostBuffer::upload(const void* src) { std::memcpy(data_, src, bytes_); }
+void HostBuffer::download(void* dst) { std::memcpy(dst, data_, bytes_); }
+void HostBuffer::poison() { std::memset(data_, 0xFF, bytes_); }
+void HostBuffer::copy_from(Buffer& src) { src.download(data_); }
+
+HostDevice::HostDevice() {
+  info_.id = "host";
+  info_.backend = "host";
+  info_.type = "cpu";
+  info_.name = cpuinfo_field("model name");
+  if (info_.name.empty()) info_.name = "host CPU";
+  info_.vendor = cpuinfo_field("vendor_id");
+  utsname u{};
+  if (uname(&u) == 0) info_.driver = fmt::format("{} {}", u.sysname, u.release);
+  info_.version = "C++ (" HETBENCH_COMPILER ", OpenMP)";
+  info_.compute_units = static_cast<int>(std::thread::hardware_concurrency());
+  info_.max_clock_mhz = max_clock_mhz();
+  info_.global_mem = meminfo_kb("MemTotal") * 1024;
+  info_.max_alloc = info_.global_mem;
+  info_.fp64 = true;
+  info_.max_wg = 1;
+  info_.pref_wg_multiple = 1;
+  auto flags = cpuinfo_field("flags");
+  auto has = [&](const char* f) { return (" " + flags + " ").find(std::string(" ") + f + " ") != std::string::npos; };
+  int lanes = has("avx512f") ? 16 : has("avx2") ? 8 : has("avx") ? 8 : 4;
+  int fma = has("fma") || has("avx512f") ? 2 : 1;
+  info_.extra["simd_lanes_f32"] = lanes;
+  info_.extra["fma"] = fma == 2;
+  info_.extra["l3_cache"] = cpuinfo_field("cache size");
+  if (info_.max_clock_mhz > 0) {
+    // Two FMA pipes per core is an assumption (true of recent x86 server cores); the
+    // measured ceilings of `hetbench ceilings` are what the reports rely on.
+    double per_cycle = lanes * fma * 2.0;
+    info_.peak_gflops_s = info_.compute_units * info_.max_clock_mhz * 1e-3 * per_cycle;
+    info_.peak_gflops_d = *info_.peak_gflops_s / 2;
+    info_.peak_note = fmt::format("estimate: {} logical cores x {} MHz x {} f32 lanes x {} (FMA) x 2 FMA pipes assumed",
+                                  info_.compute_units, info_.max_clock_mhz, lanes, fma);
+  }
+}
+
+std::unique_ptr<Buffer> HostDevice::alloc(std::size_t bytes) { return std::make_unique<HostBuffer>(bytes); }
+
+double HostDevice::time(const std::function<void()>& work) {
+  auto t0 = std::chrono::steady_clock::now();
+  work();
+  auto t1 = std::chrono::steady_clock::now();
+  return std::chrono::duration<double>(t1 - t0).count();
+}
+
+namespace {
+class HostBackend final : public Backend {
+ public:
+  std::string name() const override { return "host"; }
+  std::string unavailable_reason() const override { return ""; }
+  std::vector<std::shared_ptr<Device>> devices() override { return {host_device()}; }
+};
+}  // namespace
+
+std::shared_ptr<HostDevice> host_device() {
+  static auto d = std::make_shared<HostDevice>();
+  return d;
+}
+
+std::shared_ptr<Backend> make_host_backend() { return std::make_shared<HostBackend>(); }
+
+}  // namespace hetbench

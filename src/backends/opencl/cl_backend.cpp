@@ -1,0 +1,305 @@
+#include "backends/opencl/cl_backend.hpp"
+
+#include <CL/cl_ext.h>
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "backends/opencl/cl_check.hpp"
+#include "hetbench/error.hpp"
+
+namespace hetbench {
+
+const char* cl_error_name(cl_int e) {
+  switch (e) {
+#define C(x) case x: return #x;
+    C(CL_DEVICE_NOT_FOUND) C(CL_DEVICE_NOT_AVAILABLE) C(CL_COMPILER_NOT_AVAILABLE)
+    C(CL_MEM_OBJECT_ALLOCATION_FAILURE) C(CL_OUT_OF_RESOURCES) C(CL_OUT_OF_HOST_MEMORY)
+    C(CL_PROFILING_INFO_NOT_AVAILABLE) C(CL_BUILD_PROGRAM_FAILURE) C(CL_INVALID_VALUE)
+    C(CL_INVALID_DEVICE) C(CL_INVALID_CONTEXT) C(CL_INVALID_COMMAND_QUEUE) C(CL_INVALID_MEM_OBJECT)
+    C(CL_INVALID_BINARY) C(CL_INVALID_BUILD_OPTIONS) C(CL_INVALID_PROGRAM) C(CL_INVALID_KERNEL_NAME)
+    C(CL_INVALID_KERNEL) C(CL_INVALID_ARG_INDEX) C(CL_INVALID_ARG_VALUE) C(CL_INVALID_ARG_SIZE)
+    C(CL_INVALID_KERNEL_ARGS) C(CL_INVALID_WORK_DIMENSION) C(CL_INVALID_WORK_GROUP_SIZE)
+    C(CL_INVALID_WORK_ITEM_SIZE) C(CL_INVALID_GLOBAL_OFFSET) C(CL_INVALID_EVENT)
+    C(CL_INVALID_BUFFER_SIZE) C(CL_INVALID_GLOBAL_WORK_SIZE) C(CL_PLATFORM_NOT_FOUND_KHR)
+    C(CL_KERNEL_ARG_INFO_NOT_AVAILABLE) C(CL_INVALID_PLATFORM) C(CL_INVALID_OPERATION)
+#undef C
+    default: return "unknown OpenCL error";
+  }
+}
+
+void cl_fail(cl_int err, const char* call, const std::string& where) {
+  std::string fn(call);
+  fn = fn.substr(0, fn.find('('));
+  auto msg = fmt::format("{}: {} failed with {} ({})", where, fn, cl_error_name(err), err);
+  if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY ||
+      err == CL_INVALID_BUFFER_SIZE)
+    msg += ": the device is out of memory or resources";
+  throw PointError(msg);
+}
+
+namespace {
+
+template <class T>
+T dev_info(cl_device_id d, cl_device_info what) {
+  T v{};
+  clGetDeviceInfo(d, what, sizeof(T), &v, nullptr);
+  return v;
+}
+
+std::string dev_string(cl_device_id d, cl_device_info what) {
+  std::size_t n = 0;
+  if (clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
+  std::string s(n, '\0');
+  clGetDeviceInfo(d, what, n, s.data(), nullptr);
+  while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+std::string platform_string(cl_platform_id p, cl_platform_info what) {
+  std::size_t n = 0;
+  if (clGetPlatformInfo(p, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
+  std::string s(n, '\0');
+  clGetPlatformInfo(p, what, n, s.data(), nullptr);
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+// FP32 and FP64 lanes per streaming multiprocessor by compute capability.
+std::pair<int, int> nv_lanes(int major, int minor) {
+  int cc = major * 10 + minor;
+  switch (cc) {
+    case 60: return {64, 32};
+    case 61: case 62: return {128, 4};
+    case 70: case 72: return {64, 32};
+    case 75: return {64, 2};
+    case 80: return {64, 32};
+    case 86: case 87: case 89: return {128, 2};
+    case 90: return {128, 64};
+    case 100: case 103: return {128, 64};
+    case 120: case 121: return {128, 2};
+    default: return {0, 0};
+  }
+}
+
+}  // namespace
+
+ClDevice::ClDevice(cl_platform_id p, cl_device_id d, int pi, int di) : dev_(d) {
+  auto where = fmt::format("opencl:{}:{}", pi, di);
+  cl_int err = CL_SUCCESS;
+  ctx_ = clCreateContext(nullptr, 1, &d, nullptr, nullptr, &err);
+  if (err != CL_SUCCESS) cl_fail(err, "clCreateContext", where);
+  cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+  queue_ = clCreateCommandQueueWithProperties(ctx_, d, props, &err);
+  if (err != CL_SUCCESS) cl_fail(err, "clCreateCommandQueueWithProperties", where);
+
+  DeviceInfo& i = info_;
+  i.id = where;
+  i.backend = "opencl";
+  i.name = dev_string(d, CL_DEVICE_NAME);
+  i.vendor = dev_string(d, CL_DEVICE_VENDOR);
+  i.driver = dev_string(d, CL_DRIVER_VERSION);
+  i.version = dev_string(d, CL_DEVICE_VERSION);
+  auto type = dev_info<cl_device_type>(d, CL_DEVICE_TYPE);
+  i.type = (type & CL_DEVICE_TYPE_GPU) ? "gpu" : (type & CL_DEVICE_TYPE_CPU) ? "cpu" : "accelerator";
+  i.compute_units = static_cast<int>(dev_info<cl_uint>(d, CL_DEVICE_MAX_COMPUTE_UNITS));
+  i.max_clock_mhz = static_cast<int>(dev_info<cl_uint>(d, CL_DEVICE_MAX_CLOCK_FREQUENCY));
+  i.global_mem = dev_info<cl_ulong>(d, CL_DEVICE_GLOBAL_MEM_SIZE);
+  i.max_alloc = dev_info<cl_ulong>(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+  i.local_mem = dev_info<cl_ulong>(d, CL_DEVICE_LOCAL_MEM_SIZE);
+  i.max_wg = dev_info<std::size_t>(d, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+  i.fp64 = dev_info<cl_device_fp_config>(d, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
+  std::string ext = dev_string(d, CL_DEVICE_EXTENSIONS);
+  for (std::size_t s = 0; s < ext.size();) {
+    auto e = ext.find(' ', s);
+    if (e == std::string::npos) e = ext.size();
+    if (e > s) i.extensions.push_back(ext.substr(s, e - s));
+    s = e + 1;
+  }
+  i.extra["platform"] = platform_string(p, CL_PLATFORM_NAME);
+  i.extra["platform_version"] = platform_string(p, CL_PLATFORM_VERSION);
+  i.extra["opencl_c_version"] = dev_string(d, CL_DEVICE_OPENCL_C_VERSION);
+  i.extra["native_vector_width_float"] = dev_info<cl_uint>(d, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT);
+  i.extra["native_vector_width_double"] = dev_info<cl_uint>(d, CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE);
+  i.extra["max_sub_groups"] = dev_info<cl_uint>(d, CL_DEVICE_MAX_NUM_SUB_GROUPS);
+
+  // The preferred multiple is a kernel property; a trivial kernel tells the device's.
+  const char* probe = "kernel void hb_probe(global int* x) { x[get_global_id(0)] = 0; }";
+  cl_program prog = clCreateProgramWithSource(ctx_, 1, &probe, nullptr, &err);
+  if (err == CL_SUCCESS && clBuildProgram(prog, 1, &d, "", nullptr, nullptr) == CL_SUCCESS) {
+    cl_kernel k = clCreateKernel(prog, "hb_probe", &err);
+    if (err == CL_SUCCESS) {
+      clGetKernelWorkGroupInfo(k, d, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof(std::size_t),
+                               &i.pref_wg_multiple, nullptr);
+      clReleaseKernel(k);
+    }
+  }
+  if (prog) clReleaseProgram(prog);
+
+  if (i.has_extension("cl_nv_device_attribute_query")) {
+    auto major = dev_info<cl_uint>(d, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV);
+    auto minor = dev_info<cl_uint>(d, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV);
+    i.extra["compute_capability"] = fmt::format("{}.{}", major, minor);
+    auto [f32, f64] = nv_lanes(static_cast<int>(major), static_cast<int>(minor));
+    if (f32 > 0 && i.max_clock_mhz > 0) {
+      double ghz = i.max_clock_mhz * 1e-3;
+      i.peak_gflops_s = i.compute_units * f32 * 2.0 * ghz;
+      i.peak_gflops_d = i.compute_units * f64 * 2.0 * ghz;
+      i.peak_note = fmt::format("{} SMs x {}/{} FP32/FP64 lanes (sm_{}{}) x 2 (FMA) x {} MHz", i.compute_units, f32,
+                                f64, major, minor, i.max_clock_mhz);
+    }
+  }
+}
+
+ClDevice::~ClDevice() {
+  programs_.clear();
+  if (queue_) clReleaseCommandQueue(queue_);
+  if (ctx_) clReleaseContext(ctx_);
+}
+
+std::unique_ptr<Buffer> ClDevice::alloc(std::size_t bytes) {
+  if (bytes > info_.max_alloc)
+    throw PointError(fmt::format("{}: a buffer of {} bytes exceeds the device's largest allocation of {} bytes",
+                                 info_.id, bytes, info_.max_alloc));
+  return std::make_unique<ClBuffer>(*this, bytes);
+}
+
+void ClDevice::finish() { HB_CL(clFinish(queue_), info_.id); }
+
+cl_event* ClDevice::event_slot() { return recording_ ? &slot_ : nullptr; }
+
+void ClDevice::take_slot() {
+  if (recording_ && slot_) recording_->push_back(slot_);
+  slot_ = nullptr;
+}
+
+void ClDevice::record(cl_event ev) {
+  if (recording_) recording_->push_back(ev);
+  else clReleaseEvent(ev);
+}
+
+double ClDevice::time(const std::function<void()>& work) {
+  finish();
+  std::vector<cl_event> events;
+  recording_ = &events;
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    work();
+    finish();
+  } catch (...) {
+    recording_ = nullptr;
+    for (auto e : events) clReleaseEvent(e);
+    throw;
+  }
+  auto t1 = std::chrono::steady_clock::now();
+  recording_ = nullptr;
+  double seconds = std::chrono::duration<double>(t1 - t0).count();
+  if (!events.empty()) {
+    cl_ulong start = ~0ull, end = 0;
+    bool ok = true;
+    for (auto e : events) {
+      cl_ulong s = 0, f = 0;
+      ok &= clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof s, &s, nullptr) == CL_SUCCESS;
+      ok &= clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof f, &f, nullptr) == CL_SUCCESS;
+      start = std::min(start, s);
+      end = std::max(end, f);
+    }
+    if (ok && end >= start) seconds = static_cast<double>(end - start) * 1e-9;
+  }
+  for (auto e : events) clReleaseEvent(e);
+  return seconds;
+}
+
+ClBuffer::ClBuffer(ClDevice& dev, std::size_t bytes) : Buffer(bytes), dev_(dev) {
+  cl_int err = CL_SUCCESS;
+  mem_ = clCreateBuffer(dev.context(), CL_MEM_READ_WRITE, bytes == 0 ? 1 : bytes, nullptr, &err);
+  if (err != CL_SUCCESS) cl_fail(err, "clCreateBuffer", dev.id());
+  // Drivers allocate lazily; touching the buffer turns a late out-of-memory into an early one.
+  poison();
+  dev.finish();
+}
+
+ClBuffer::~ClBuffer() {
+  if (mem_) clReleaseMemObject(mem_);
+}
+
+void ClBuffer::upload(const void* src) {
+  if (!bytes_) return;
+  HB_CL(clEnqueueWriteBuffer(dev_.queue(), mem_, CL_TRUE, 0, bytes_, src, 0, nullptr, dev_.event_slot()),
+        dev_.id());
+  dev_.take_slot();
+}
+
+void ClBuffer::download(void* dst) {
+  if (!bytes_) return;
+  HB_CL(clEnqueueReadBuffer(dev_.queue(), mem_, CL_TRUE, 0, bytes_, dst, 0, nullptr, dev_.event_slot()),
+        dev_.id());
+  dev_.take_slot();
+}
+
+void ClBuffer::poison() {
+  if (!bytes_) return;
+  const cl_uchar pattern = 0xFF;
+  HB_CL(clEnqueueFillBuffer(dev_.queue(), mem_, &pattern, 1, 0, bytes_, 0, nullptr, nullptr), dev_.id());
+}
+
+void ClBuffer::copy_from(Buffer& src) {
+  auto& s = dynamic_cast<ClBuffer&>(src);
+  if (!bytes_) return;
+  HB_CL(clEnqueueCopyBuffer(dev_.queue(), s.mem(), mem_, 0, 0, bytes_, 0, nullptr, nullptr), dev_.id());
+}
+
+namespace {
+
+class ClBackend final : public Backend {
+ public:
+  std::string name() const override { return "opencl"; }
+  std::string unavailable_reason() const override {
+    const_cast<ClBackend*>(this)->scan();
+    return reason_;
+  }
+  std::vector<std::shared_ptr<Device>> devices() override {
+    scan();
+    return devices_;
+  }
+
+ private:
+  bool scanned_ = false;
+  std::string reason_;
+  std::vector<std::shared_ptr<Device>> devices_;
+
+  void scan() {
+    if (scanned_) return;
+    scanned_ = true;
+    cl_uint np = 0;
+    cl_int err = clGetPlatformIDs(0, nullptr, &np);
+    if (err != CL_SUCCESS || np == 0) {
+      reason_ = fmt::format("OpenCL unavailable: no platform found ({}); install an ICD such as pocl-opencl-icd",
+                            cl_error_name(err));
+      return;
+    }
+    std::vector<cl_platform_id> ps(np);
+    clGetPlatformIDs(np, ps.data(), nullptr);
+    for (cl_uint pi = 0; pi < np; ++pi) {
+      cl_uint nd = 0;
+      if (clGetDeviceIDs(ps[pi], CL_DEVICE_TYPE_ALL, 0, nullptr, &nd) != CL_SUCCESS) continue;
+      std::vector<cl_device_id> ds(nd);
+      clGetDeviceIDs(ps[pi], CL_DEVICE_TYPE_ALL, nd, ds.data(), nullptr);
+      for (cl_uint di = 0; di < nd; ++di) {
+        try {
+          devices_.push_back(std::make_shared<ClDevice>(ps[pi], ds[di], static_cast<int>(pi), static_cast<int>(di)));
+        } catch (const Error& e) {
+          fmt::print(stderr, "hetbench: warning: skipping opencl:{}:{}: {}\n", pi, di, e.what());
+        }
+      }
+    }
+    if (devices_.empty()) reason_ = "OpenCL unavailable: no usable device on any platform";
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<Backend> make_opencl_backend() { return std::make_shared<ClBackend>(); }
+
+}  // namespace hetbench

@@ -1,0 +1,64 @@
+// OpenCL backend: one context and one in-order profiling queue per device.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "hetbench/device.hpp"
+
+namespace hetbench {
+
+class ClDevice;
+
+class ClBuffer final : public Buffer {
+ public:
+  ClBuffer(ClDevice& dev, std::size_t bytes);
+  ~ClBuffer() override;
+  void upload(const void* src) override;
+  void download(void* dst) override;
+  void poison() override;
+  void copy_from(Buffer& src) override;
+  cl_mem mem() const { return mem_; }
+
+ private:
+  ClDevice& dev_;
+  cl_mem mem_ = nullptr;
+};
+
+class ClDevice final : public Device {
+ public:
+  ClDevice(cl_platform_id p, cl_device_id d, int pi, int di);
+  ~ClDevice() override;
+  const DeviceInfo& info() const override { return info_; }
+  std::unique_ptr<Buffer> alloc(std::size_t bytes) override;
+  void finish() override;
+  double time(const std::function<void()>& work) override;
+  std::string kernel_language() const override { return "opencl"; }
+  std::shared_ptr<Program> build(const ProgramSource& src) override;
+
+  cl_context context() const { return ctx_; }
+  cl_command_queue queue() const { return queue_; }
+  cl_device_id device() const { return dev_; }
+  // Commands issued inside time() hand their events here; outside it, events are released.
+  void record(cl_event ev);
+  // Event pointer for an enqueue call: non-null only while timing.
+  cl_event* event_slot();
+  void take_slot();
+
+ private:
+  cl_device_id dev_;
+  cl_context ctx_ = nullptr;
+  cl_command_queue queue_ = nullptr;
+  DeviceInfo info_;
+  std::vector<cl_event>* recording_ = nullptr;
+  cl_event slot_ = nullptr;
+  std::map<std::string, std::shared_ptr<Program>> programs_;  // in-memory program cache
+  std::mutex mu_;
+};
+
+std::shared_ptr<Backend> make_opencl_backend();
+
+}  // namespace hetbench

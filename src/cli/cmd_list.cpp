@@ -1,0 +1,58 @@
+// hetbench list [ops|variants] [--op OP]: what can run.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cli/commands.hpp"
+#include "hetbench/error.hpp"
+#include "hetbench/variant.hpp"
+
+namespace hetbench::cli {
+
+namespace {
+
+int show(const std::string& what, const std::string& op_filter) {
+  if (what != "ops" && what != "variants" && what != "all")
+    throw Error(fmt::format("unknown list '{}': expected ops or variants", what));
+  if (!op_filter.empty()) find_op(op_filter);
+  if (what != "variants") {
+    fmt::print("ops:\n");
+    for (const auto* op : all_ops()) {
+      std::string precs;
+      for (auto p : op->precisions()) precs += (precs.empty() ? "" : ",") + std::string(name(p));
+      fmt::print("  {:<6} {} [{}]\n", op->name(), op->description(), precs);
+    }
+  }
+  if (what != "ops") {
+    fmt::print("variants:\n");
+    for (const auto& v : all_variants()) {
+      if (!op_filter.empty() && v->op != op_filter) continue;
+      std::string precs, params;
+      for (auto p : v->precisions) precs += (precs.empty() ? "" : ",") + std::string(name(p));
+      for (const auto& p : v->params) {
+        std::string vals;
+        for (auto x : p.values) vals += (vals.empty() ? "" : ",") + std::to_string(x);
+        params += fmt::format(" {}={{{}}} default {}", p.name, vals, p.def);
+      }
+      fmt::print("  {:<22} {:<7} [{}] {}{}\n", v->id(), v->kind, precs, v->description,
+                 v->required_ext.empty() ? "" : " (needs " + fmt::format("{}", fmt::join(v->required_ext, ", ")) + ")");
+      if (!params.empty()) fmt::print("  {:<22}   params:{}\n", "", params);
+    }
+    for (const auto& [id, why] : missing_baselines())
+      if (op_filter.empty() || id.find("/" + op_filter + "/") != std::string::npos)
+        fmt::print("  {:<22} left out: {}\n", id, why);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_list(CLI::App& app) {
+  auto* sub = app.add_subcommand("list", "list ops and variants");
+  auto what = std::make_shared<std::string>("all");
+  auto op = std::make_shared<std::string>();
+  sub->add_option("what", *what, "ops or variants");
+  sub->add_option("--op", *op, "only this op's variants");
+  return {sub, [what, op] { return show(*what, *op); }};
+}
+
+}  // namespace hetbench::cli

@@ -1,0 +1,114 @@
+// hetbench run OP ..., hetbench sweep SPEC.json, and the default suite.
+#include <random>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "core/runner.hpp"
+#include "hetbench/error.hpp"
+#include "hetbench/variant.hpp"
+
+namespace hetbench::cli {
+
+namespace {
+
+struct Common {
+  std::string out = "hetbench-results";
+  std::string format = "table";
+  std::uint64_t seed = 0;
+  bool seed_given = false;
+};
+
+void add_common(CLI::App* sub, Common& c) {
+  sub->add_option("--out", c.out, "results root folder (an experiment folder is created inside)")->capture_default_str();
+  sub->add_option("--format", c.format, "stdout format")->check(CLI::IsMember({"table", "json", "csv", "md"}))
+      ->capture_default_str();
+  sub->add_option("--seed", c.seed, "seed of the random inputs (default: a fresh one, recorded)");
+}
+
+std::uint64_t fresh_seed() {
+  std::random_device rd;
+  return (static_cast<std::uint64_t>(rd()) << 32 | rd()) & 0xFFFFFFFFFFFFull;
+}
+
+void apply(const Common& c, Experiment& e, bool seed_given) {
+  e.out_root = c.out;
+  e.format = c.format;
+  if (seed_given) e.seed = c.seed;
+  else if (!e.spec.contains("seed")) e.seed = fresh_seed();
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string t; std::getline(ss, t, ',');) out.push_back(t);
+  return out;
+}
+
+}  // namespace
+
+Command add_run(CLI::App& app, const std::string& command_line) {
+  auto* sub = app.add_subcommand("run", "measure an op over variants x devices x precisions x sizes x parameters");
+  struct Opts {
+    Common c;
+    RunSpec r;
+    std::string variant = "all", precisions = "S,D";
+    std::vector<std::string> params;
+  };
+  auto o = std::make_shared<Opts>();
+  sub->add_option("op", o->r.op, "copy, axpy, dot, ...")->required();
+  sub->add_option("--variant", o->variant, "variant names, comma-separated, or all")->capture_default_str();
+  sub->add_option("--device", o->r.devices, "host, opencl:P:D, cuda:N, a unique name substring, or all")
+      ->capture_default_str();
+  sub->add_option("--precision", o->precisions, "S,D (later DF,DD)")->capture_default_str();
+  sub->add_option("--size", o->r.sizes, "sizes: 1000,2^20,1e6 or a:b:step or a:b:*2 (repeatable)")->required();
+  sub->add_option("--param", o->params, "NAME=values, e.g. WG=64,128,256 or WG=8:1024:*2 (repeatable)");
+  sub->add_option("--reps", o->r.reps, "timed repetitions")->capture_default_str();
+  sub->add_option("--warmup", o->r.warmup, "untimed runs before timing")->capture_default_str();
+  sub->add_flag("--include-transfers", o->r.include_transfers, "time host-device transfers too");
+  add_common(sub, o->c);
+  return {sub, [o, sub, command_line] {
+            Experiment e;
+            o->r.variants = split_commas(o->variant);
+            o->r.precisions = parse_precisions(o->precisions);
+            for (const auto& p : o->params) {
+              auto eq = p.find('=');
+              if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())
+                throw Error(fmt::format("malformed --param '{}': expected NAME=values", p));
+              o->r.params[p.substr(0, eq)] = p.substr(eq + 1);
+            }
+            e.name = o->r.op;
+            e.runs.push_back(o->r);
+            e.command_line = command_line;
+            e.spec = {{"runs", {to_json(o->r)}}};
+            apply(o->c, e, sub->count("--seed") > 0);
+            e.spec["seed"] = e.seed;
+            return run_experiment(e);
+          }};
+}
+
+Command add_sweep(CLI::App& app, const std::string& command_line) {
+  auto* sub = app.add_subcommand("sweep", "run the experiment described by a spec file");
+  auto c = std::make_shared<Common>();
+  auto path = std::make_shared<std::string>();
+  sub->add_option("spec", *path, "spec file (see bench/ and docs/spec-format.md)")->required();
+  add_common(sub, *c);
+  return {sub, [c, path, sub, command_line] {
+            Experiment e = experiment_from_file(*path);
+            e.command_line = command_line;
+            apply(*c, e, sub->count("--seed") > 0);
+            return run_experiment(e);
+          }};
+}
+
+int run_default_suite(const std::string& command_line) {
+  std::string path = data_dir("bench") + "/default-suite.json";
+  Experiment e = experiment_from_file(path);
+  e.command_line = command_line;
+  if (!e.spec.contains("seed")) e.seed = fresh_seed();
+  fmt::print(stderr, "hetbench: running the default suite ({}) on every device present\n", path);
+  return run_experiment(e);
+}
+
+}  // namespace hetbench::cli

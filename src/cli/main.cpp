@@ -1,0 +1,41 @@
+// hetbench: kernels of linear algebra measured, validated and recorded on every device.
+#include <cstdio>
+#include <exception>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "hetbench/error.hpp"
+#include "hetbench/variant.hpp"
+
+int main(int argc, char** argv) {
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+  CLI::App app{"hetbench: AXPY, DOT, SpMV and GEMM measured, validated and recorded on host, OpenCL and CUDA devices.\n"
+               "Without a subcommand it runs the default suite on every device present."};
+  app.set_version_flag("--version", std::string(HETBENCH_VERSION " (" HETBENCH_GIT_COMMIT ")"));
+  std::vector<std::string> kernel_paths;
+  app.add_option("--kernels", kernel_paths, "extra kernel metadata file or folder (repeatable)");
+  app.fallthrough();
+  std::vector<hetbench::cli::Command> cmds{hetbench::cli::add_devices(app), hetbench::cli::add_list(app),
+                                           hetbench::cli::add_run(app, command_line),
+                                           hetbench::cli::add_sweep(app, command_line)};
+  app.require_subcommand(0, 1);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    for (const auto& p : kernel_paths) hetbench::add_kernel_path(p);
+    for (const auto& c : cmds)
+      if (c.app->parsed()) return c.run();
+    return hetbench::cli::run_default_suite(command_line);
+  } catch (const hetbench::Error& e) {
+    fmt::print(stderr, "hetbench: error: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "hetbench: internal error: {}\n", e.what());
+    return 3;
+  }
+}

@@ -1,0 +1,412 @@
+// Kernel variants described by metadata: a .cl or .cu source plus a JSON file with the
+// op, precisions, tunable parameters, constraints, scratch buffers and launches.
+// The format is documented in docs/metadata-format.md.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/kernel_prelude.hpp"
+#include "core/ranges.hpp"
+#include "hetbench/error.hpp"
+#include "hetbench/variant.hpp"
+
+namespace hetbench {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+struct ArgSpec {
+  std::string name;
+  std::string type;  // "", "int", "uint", "long", "ulong"
+};
+
+struct LaunchSpec {
+  std::string kernel;
+  std::vector<ArgSpec> args;
+  std::vector<Expr> global, local;
+};
+
+struct ScratchSpec {
+  std::string name;
+  Expr count;
+  bool is_int = false;
+};
+
+std::string read_text(const fs::path& p, const std::string& ctx) {
+  std::ifstream f(p, std::ios::binary);
+  if (!f) throw Error(fmt::format("{}: cannot read '{}'", ctx, p.string()));
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+class KernelVariant final : public Variant {
+ public:
+  std::string source_path;
+  std::string source_text;  // includes then the kernel file, with #line markers
+  std::vector<std::pair<std::string, Expr>> lets;
+  std::vector<ScratchSpec> scratch;
+  std::vector<LaunchSpec> launches;
+
+  std::unique_ptr<Instance> prepare(Device& dev, const Problem& prob, const BufferMap& bufs,
+                                    const ParamValues& pv) const override;
+};
+
+class KernelInstance final : public Instance {
+ public:
+  struct Launch {
+    std::string kernel;
+    std::vector<KernelArg> args;
+    Dims global, local;
+  };
+  std::shared_ptr<Program> program;
+  std::vector<std::unique_ptr<Buffer>> scratch;
+  std::vector<Launch> launches;
+
+  void run() override {
+    for (const auto& l : launches) program->launch(l.kernel, l.args, l.global, l.local);
+  }
+};
+
+KernelArg::Kind int_kind(const std::string& t) {
+  if (t == "int") return KernelArg::I32;
+  if (t == "long") return KernelArg::I64;
+  if (t == "ulong") return KernelArg::U64;
+  return KernelArg::U32;
+}
+
+std::unique_ptr<Instance> KernelVariant::prepare(Device& dev, const Problem& prob, const BufferMap& bufs,
+                                                 const ParamValues& pv) const {
+  auto inst = std::make_unique<KernelInstance>();
+  Vars vars = device_vars(dev.info(), prob.prec);
+  for (const auto& [k, v] : prob.sizes) vars[k] = static_cast<double>(v);
+  for (const auto& [k, v] : pv) vars[k] = static_cast<double>(v);
+  for (const auto& s : prob.scalars)
+    if (s.is_int) vars[s.name] = s.value;
+  auto ctx = [&](const std::string& what) { return fmt::format("{}: {}", origin, what); };
+  try {
+    for (const auto& [name, e] : lets) vars[name] = static_cast<double>(eval_int(e, vars));
+  } catch (const Error& e) {
+    throw PointError(ctx(e.what()));
+  }
+
+  ProgramSource src;
+  src.path = source_path;
+  src.text = kernel_prelude(backend, prob.prec) + source_text;
+  for (const auto& [k, v] : pv) src.defines.push_back(fmt::format("{}={}", k, v));
+  inst->program = dev.build(src);
+
+  std::map<std::string, Buffer*> scratch_bufs;
+  for (const auto& s : scratch) {
+    long long count = 0;
+    try {
+      count = eval_int(s.count, vars);
+    } catch (const Error& e) {
+      throw PointError(ctx(e.what()));
+    }
+    std::size_t elem = s.is_int ? 4 : info(prob.prec).bytes;
+    inst->scratch.push_back(dev.alloc(static_cast<std::size_t>(std::max(1LL, count)) * elem));
+    scratch_bufs[s.name] = inst->scratch.back().get();
+  }
+
+  const bool wide = info(prob.prec).needs_fp64;
+  for (const auto& l : launches) {
+    KernelInstance::Launch out;
+    out.kernel = l.kernel;
+    for (const auto& a : l.args) {
+      KernelArg arg{};
+      arg.name = a.name;
+      if (auto it = bufs.find(a.name); it != bufs.end()) {
+        arg.kind = KernelArg::Buf;
+        arg.buf = it->second;
+      } else if (auto sit = scratch_bufs.find(a.name); sit != scratch_bufs.end()) {
+        arg.kind = KernelArg::Buf;
+        arg.buf = sit->second;
+      } else if (const auto* sc = prob.scalar(a.name); sc && !sc->is_int) {
+        arg.kind = wide ? KernelArg::F64 : KernelArg::F32;
+        arg.f = sc->value;
+      } else if (auto vit = vars.find(a.name); vit != vars.end()) {
+        arg.kind = int_kind(a.type);
+        arg.i = static_cast<std::int64_t>(vit->second);
+        bool fits = (arg.kind == KernelArg::U32 && arg.i >= 0 && arg.i <= 0xFFFFFFFFll) ||
+                    (arg.kind == KernelArg::I32 && arg.i >= INT32_MIN && arg.i <= INT32_MAX) ||
+                    arg.kind == KernelArg::I64 || (arg.kind == KernelArg::U64 && arg.i >= 0);
+        if (!fits)
+          throw PointError(ctx(fmt::format("argument '{}' = {} does not fit a {} kernel argument", a.name, arg.i,
+                                           a.type.empty() ? "uint" : a.type)));
+      } else {
+        throw PointError(ctx(fmt::format("kernel {} argument '{}' names no operand, scratch buffer or value", l.kernel,
+                                         a.name)));
+      }
+      out.args.push_back(std::move(arg));
+    }
+    try {
+      for (const auto& g : l.global) out.global.push_back(static_cast<std::size_t>(std::max(0LL, eval_int(g, vars))));
+      for (const auto& g : l.local) out.local.push_back(static_cast<std::size_t>(std::max(1LL, eval_int(g, vars))));
+    } catch (const Error& e) {
+      throw PointError(ctx(e.what()));
+    }
+    inst->launches.push_back(std::move(out));
+  }
+  return inst;
+}
+
+// ---- metadata parsing ----
+
+class Meta {
+ public:
+  Meta(std::string file) : file_(std::move(file)) {}
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throw Error(fmt::format("{}: key '{}': {}", file_, key, what));
+  }
+  std::string str(const ojson& j, const std::string& key) const {
+    if (!j.is_string()) fail(key, "expected a string");
+    return j.get<std::string>();
+  }
+  Expr expr(const ojson& j, const std::string& key, const std::set<std::string>& known) const {
+    std::string text;
+    if (j.is_number_integer()) text = std::to_string(j.get<long long>());
+    else text = str(j, key);
+    Expr e;
+    try {
+      e = Expr(text);
+    } catch (const Error& err) {
+      fail(key, err.what());
+    }
+    for (const auto& n : e.names())
+      if (!known.count(n)) fail(key, fmt::format("unknown name '{}' in '{}'", n, text));
+    return e;
+  }
+  std::vector<Expr> dims(const ojson& j, const std::string& key, const std::set<std::string>& known) const {
+    std::vector<Expr> out;
+    if (j.is_array()) {
+      if (j.empty() || j.size() > 3) fail(key, "expected 1 to 3 dimensions");
+      for (std::size_t i = 0; i < j.size(); ++i) out.push_back(expr(j[i], fmt::format("{}[{}]", key, i), known));
+    } else {
+      out.push_back(expr(j, key, known));
+    }
+    return out;
+  }
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+};
+
+std::shared_ptr<KernelVariant> parse_metadata(const fs::path& json_path) {
+  Meta m(json_path.string());
+  ojson j;
+  try {
+    j = ojson::parse(read_text(json_path, json_path.string()));
+  } catch (const ojson::parse_error& e) {
+    std::string w = e.what();
+    auto p = w.find("] ");
+    throw Error(fmt::format("{}: invalid JSON: {}", json_path.string(), p == std::string::npos ? w : w.substr(p + 2)));
+  }
+  if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", json_path.string()));
+  static const std::set<std::string> allowed{"name",   "op",       "description", "source",    "includes",
+                                             "precisions", "requires", "params",   "constraints", "let",
+                                             "scratch", "launches", "entry",     "args",        "global",
+                                             "local",   "backend"};
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (!allowed.count(it.key())) m.fail(it.key(), "unknown key");
+  for (const char* req : {"name", "op", "source", "precisions"})
+    if (!j.contains(req)) m.fail(req, "missing");
+
+  auto v = std::make_shared<KernelVariant>();
+  v->origin = json_path.string();
+  v->kind = "kernel";
+  v->name = m.str(j["name"], "name");
+  v->op = m.str(j["op"], "op");
+  const Op* op = nullptr;
+  try {
+    op = &find_op(v->op);
+  } catch (const Error& e) {
+    m.fail("op", e.what());
+  }
+  v->description = j.contains("description") ? m.str(j["description"], "description") : "";
+  auto src_name = m.str(j["source"], "source");
+  fs::path src = json_path.parent_path() / src_name;
+  if (j.contains("backend")) v->backend = m.str(j["backend"], "backend");
+  else if (src.extension() == ".cl") v->backend = "opencl";
+  else if (src.extension() == ".cu") v->backend = "cuda";
+  else m.fail("source", "expected a .cl or .cu file");
+  if (v->backend != "opencl" && v->backend != "cuda") m.fail("backend", "expected 'opencl' or 'cuda'");
+  if (!fs::exists(src)) m.fail("source", fmt::format("file '{}' not found", src.string()));
+  v->source_path = src.string();
+
+  if (!j["precisions"].is_array() || j["precisions"].empty()) m.fail("precisions", "expected a non-empty array");
+  for (std::size_t i = 0; i < j["precisions"].size(); ++i) {
+    auto key = fmt::format("precisions[{}]", i);
+    try {
+      v->precisions.push_back(parse_precision(m.str(j["precisions"][i], key)));
+    } catch (const Error& e) {
+      m.fail(key, e.what());
+    }
+  }
+  if (j.contains("requires")) {
+    if (!j["requires"].is_array()) m.fail("requires", "expected an array of extension names");
+    for (std::size_t i = 0; i < j["requires"].size(); ++i)
+      v->required_ext.push_back(m.str(j["requires"][i], fmt::format("requires[{}]", i)));
+  }
+
+  std::set<std::string> known;
+  for (const auto& [k, val] : device_vars(DeviceInfo{}, Precision::S)) known.insert(k);
+  for (const auto& s : op->size_names()) known.insert(s);
+
+  if (j.contains("params")) {
+    if (!j["params"].is_object()) m.fail("params", "expected an object of NAME: {values|range, default}");
+    for (auto it = j["params"].begin(); it != j["params"].end(); ++it) {
+      auto key = "params." + it.key();
+      const auto& p = it.value();
+      ParamDef d;
+      d.name = it.key();
+      if (!p.is_object()) m.fail(key, "expected an object with 'values' or 'range'");
+      if (p.contains("values")) {
+        if (!p["values"].is_array() || p["values"].empty()) m.fail(key + ".values", "expected a non-empty array of integers");
+        for (const auto& x : p["values"]) {
+          if (!x.is_number_integer()) m.fail(key + ".values", "expected integers");
+          d.values.push_back(x.get<long long>());
+        }
+      } else if (p.contains("range")) {
+        try {
+          d.values = parse_int_list(m.str(p["range"], key + ".range"), "range");
+        } catch (const Error& e) {
+          m.fail(key + ".range", e.what());
+        }
+      } else {
+        m.fail(key, "expected 'values' or 'range'");
+      }
+      if (!p.contains("default") || !p["default"].is_number_integer()) m.fail(key + ".default", "expected an integer");
+      d.def = p["default"].get<long long>();
+      if (std::find(d.values.begin(), d.values.end(), d.def) == d.values.end())
+        m.fail(key + ".default", fmt::format("{} is not among the values", d.def));
+      if (p.contains("doc")) d.doc = m.str(p["doc"], key + ".doc");
+      v->params.push_back(std::move(d));
+      known.insert(it.key());
+    }
+  }
+  if (j.contains("constraints")) {
+    if (!j["constraints"].is_array()) m.fail("constraints", "expected an array of expressions");
+    for (std::size_t i = 0; i < j["constraints"].size(); ++i)
+      v->constraints.push_back(m.expr(j["constraints"][i], fmt::format("constraints[{}]", i), known));
+  }
+  if (j.contains("let")) {
+    if (!j["let"].is_object()) m.fail("let", "expected an object of NAME: expression");
+    for (auto it = j["let"].begin(); it != j["let"].end(); ++it) {
+      v->lets.emplace_back(it.key(), m.expr(it.value(), "let." + it.key(), known));
+      known.insert(it.key());
+    }
+  }
+  std::set<std::string> buffers;
+  if (j.contains("scratch")) {
+    if (!j["scratch"].is_object()) m.fail("scratch", "expected an object of NAME: {count, type}");
+    for (auto it = j["scratch"].begin(); it != j["scratch"].end(); ++it) {
+      auto key = "scratch." + it.key();
+      const auto& s = it.value();
+      if (!s.is_object() || !s.contains("count")) m.fail(key, "expected an object with 'count'");
+      ScratchSpec sp{it.key(), m.expr(s["count"], key + ".count", known), false};
+      if (s.contains("type")) {
+        auto t = m.str(s["type"], key + ".type");
+        if (t != "real" && t != "int") m.fail(key + ".type", "expected 'real' or 'int'");
+        sp.is_int = t == "int";
+      }
+      v->scratch.push_back(std::move(sp));
+      buffers.insert(it.key());
+    }
+  }
+
+  // The op's operands, from a tiny problem: names are what matter here.
+  std::set<std::string> operands;
+  {
+    Sizes tiny;
+    for (const auto& s : op->size_names()) tiny[s] = 1;
+    auto prob = op->make_problem(tiny, v->precisions.front(), 1);
+    for (const auto& a : prob->arrays) operands.insert(a.name);
+    for (const auto& s : prob->scalars) operands.insert(s.name);
+  }
+
+  ojson launches;
+  if (j.contains("launches")) {
+    for (const char* k : {"entry", "args", "global", "local"})
+      if (j.contains(k)) m.fail(k, "give either 'launches' or a single 'entry', not both");
+    launches = j["launches"];
+    if (!launches.is_array() || launches.empty()) m.fail("launches", "expected a non-empty array");
+  } else {
+    if (!j.contains("entry")) m.fail("entry", "missing (or give 'launches')");
+    ojson one = ojson::object();
+    one["kernel"] = j["entry"];
+    for (const char* k : {"args", "global", "local"})
+      if (j.contains(k)) one[k] = j[k];
+    launches = ojson::array({one});
+  }
+  for (std::size_t li = 0; li < launches.size(); ++li) {
+    const auto& l = launches[li];
+    auto key = j.contains("launches") ? fmt::format("launches[{}]", li) : std::string();
+    auto sub = [&](const char* k) { return key.empty() ? std::string(k) : key + "." + k; };
+    if (!l.is_object()) m.fail(key, "expected an object");
+    LaunchSpec ls;
+    if (!l.contains("kernel")) m.fail(sub("kernel"), "missing");
+    ls.kernel = m.str(l["kernel"], sub("kernel"));
+    if (!l.contains("args") || !l["args"].is_array()) m.fail(sub("args"), "expected an array of argument names");
+    for (std::size_t ai = 0; ai < l["args"].size(); ++ai) {
+      auto akey = fmt::format("{}[{}]", sub("args"), ai);
+      auto a = m.str(l["args"][ai], akey);
+      ArgSpec as;
+      auto c = a.find(':');
+      as.name = a.substr(0, c);
+      if (c != std::string::npos) {
+        as.type = a.substr(c + 1);
+        if (as.type != "int" && as.type != "uint" && as.type != "long" && as.type != "ulong")
+          m.fail(akey, fmt::format("unknown integer type '{}': expected int, uint, long or ulong", as.type));
+      }
+      if (!operands.count(as.name) && !buffers.count(as.name) && !known.count(as.name))
+        m.fail(akey, fmt::format("'{}' is not an operand of {}, a scratch buffer or a known value", as.name, v->op));
+      ls.args.push_back(std::move(as));
+    }
+    if (!l.contains("global")) m.fail(sub("global"), "missing");
+    ls.global = m.dims(l["global"], sub("global"), known);
+    if (l.contains("local") && !l["local"].is_null()) {
+      ls.local = m.dims(l["local"], sub("local"), known);
+      if (ls.local.size() != ls.global.size()) m.fail(sub("local"), "must have as many dimensions as 'global'");
+    }
+    v->launches.push_back(std::move(ls));
+  }
+
+  std::string text;
+  if (j.contains("includes")) {
+    if (!j["includes"].is_array()) m.fail("includes", "expected an array of file names");
+    for (std::size_t i = 0; i < j["includes"].size(); ++i) {
+      auto key = fmt::format("includes[{}]", i);
+      fs::path inc = json_path.parent_path() / m.str(j["includes"][i], key);
+      if (!fs::exists(inc)) m.fail(key, fmt::format("file '{}' not found", inc.string()));
+      text += fmt::format("#line 1 \"{}\"\n{}\n", inc.filename().string(), read_text(inc, m.file()));
+    }
+  }
+  text += fmt::format("#line 1 \"{}\"\n{}", src.filename().string(), read_text(src, m.file()));
+  v->source_text = std::move(text);
+  return v;
+}
+
+}  // namespace
+
+void load_variant_metadata(const std::string& path) {
+  fs::path p(path);
+  if (!fs::exists(p)) throw Error(fmt::format("kernel path '{}' does not exist", path));
+  std::vector<fs::path> files;
+  if (fs::is_directory(p)) {
+    for (const auto& e : fs::recursive_directory_iterator(p))
+      if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+  } else {
+    files.push_back(p);
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) register_variant(parse_metadata(f));
+}
+
+}  // namespace hetbench

@@ -1,0 +1,76 @@
+#include "hetbench/op.hpp"
+
+#include <fmt/format.h>
+
+#include "core/ranges.hpp"
+#include "hetbench/error.hpp"
+
+namespace hetbench {
+
+namespace {
+std::vector<std::unique_ptr<Op>>& op_registry() {
+  static std::vector<std::unique_ptr<Op>> ops;
+  return ops;
+}
+}  // namespace
+
+std::string format_sizes(const Sizes& s) {
+  std::string out;
+  for (const auto& [k, v] : s) out += fmt::format("{}{}={}", out.empty() ? "" : ",", k, v);
+  return out;
+}
+
+nlohmann::json to_json(const Validation& v) {
+  return {{"passed", v.passed()},   {"max_err_over_bound", v.max_ratio}, {"max_abs_err", v.max_abs_err},
+          {"max_rel_err", v.max_rel_err}, {"checked", v.checked},     {"nan", v.nan},
+          {"unwritten", v.unwritten}, {"over_bound", v.over_bound},   {"bound", v.bound},
+          {"note", v.note}};
+}
+
+const ArrayOperand& Problem::array(const std::string& name) const {
+  for (const auto& a : arrays)
+    if (a.name == name) return a;
+  throw Error(fmt::format("internal: problem has no array '{}'", name));
+}
+
+const ScalarOperand* Problem::scalar(const std::string& name) const {
+  for (const auto& s : scalars)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::size_t Problem::device_bytes() const {
+  std::size_t b = 0;
+  for (const auto& a : arrays) b += a.bytes() * (a.access == Access::InOut ? 2 : 1);
+  return b;
+}
+
+std::vector<Sizes> Op::parse_sizes(const std::string& spec) const {
+  std::vector<Sizes> out;
+  auto names = size_names();
+  for (long long n : parse_int_list(spec, "size")) {
+    if (n < 1) throw Error(fmt::format("size {} = {} is impossible: {} needs {} >= 1", names[0], n, name(), names[0]));
+    Sizes s;
+    for (const auto& k : names) s[k] = n;
+    out.push_back(s);
+  }
+  return out;
+}
+
+void register_op(std::unique_ptr<Op> op) { op_registry().push_back(std::move(op)); }
+
+const Op& find_op(const std::string& name) {
+  for (const auto& o : op_registry())
+    if (o->name() == name) return *o;
+  std::string names;
+  for (const auto& o : op_registry()) names += (names.empty() ? "" : ", ") + o->name();
+  throw Error(fmt::format("unknown op '{}': available ops are {}", name, names));
+}
+
+std::vector<const Op*> all_ops() {
+  std::vector<const Op*> out;
+  for (const auto& o : op_registry()) out.push_back(o.get());
+  return out;
+}
+
+}  // namespace hetbench

@@ -1,0 +1,32 @@
+// Seeded inputs. A counter-based generator, so element i depends only on (seed, i):
+// data is the same whatever the thread count, and generation runs in parallel.
+#pragma once
+
+#include <cstdint>
+#include <cstddef>
+
+namespace hetbench {
+
+inline std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// Uniform in [-1, -1/16] ∪ [1/16, 1]: random signs (so sums cancel) and never zero or
+// tiny, so that a skipped element or an unwritten output cannot hide.
+inline double random_value(std::uint64_t seed, std::uint64_t stream, std::uint64_t i) {
+  std::uint64_t r = splitmix64(seed ^ splitmix64(stream * 0x632BE59BD9B4E019ull + i));
+  double mag = 0.0625 + 0.9375 * static_cast<double>(r >> 11) * 0x1p-53;
+  return (r & 1) ? -mag : mag;
+}
+
+// Fills out[0..n) with random_value(seed, stream, i) converted to T, in parallel.
+template <class T>
+void fill_random(T* out, std::size_t n, std::uint64_t seed, std::uint64_t stream) {
+#pragma omp parallel for schedule(static) if (n > 65536)
+  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<T>(random_value(seed, stream, i));
+}
+
+}  // namespace hetbench

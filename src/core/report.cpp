@@ -1,0 +1,120 @@
+#include "core/report.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/results.hpp"
+
+namespace hetbench {
+
+std::string format_seconds(double s) {
+  if (s < 1e-3) return fmt::format("{:.2f} us", s * 1e6);
+  if (s < 1) return fmt::format("{:.3f} ms", s * 1e3);
+  return fmt::format("{:.3f} s", s);
+}
+
+namespace {
+
+std::string sizes_str(const nlohmann::json& j) {
+  std::string s;
+  for (auto it = j.begin(); it != j.end(); ++it) s += fmt::format("{}{}={}", s.empty() ? "" : ",", it.key(), it.value().dump());
+  return s;
+}
+
+double num(const nlohmann::json& r, const char* k) { return r.contains(k) && r[k].is_number() ? r[k].get<double>() : -1; }
+
+std::vector<std::string> row(const nlohmann::json& r) {
+  std::string t, gbs, gfl, err, pct;
+  if (r.contains("timing")) t = format_seconds(r["timing"]["seconds"]["median"].get<double>());
+  if (num(r, "gbs") >= 0) gbs = fmt::format("{:.2f}", num(r, "gbs"));
+  if (num(r, "gflops") > 0) gfl = fmt::format("{:.2f}", num(r, "gflops"));
+  if (num(r, "pct_ceiling") >= 0) pct = fmt::format("{:.1f}%", num(r, "pct_ceiling"));
+  if (r.contains("validation")) err = fmt::format("{:.2e}", r["validation"]["max_err_over_bound"].get<double>());
+  return {r.value("device", ""), r.value("op", ""),  r.value("precision", ""), sizes_str(r.value("sizes", nlohmann::json::object())),
+          r.value("variant", "") + (r["params"].empty() ? "" : " " + sizes_str(r["params"])),
+          t, gbs, gfl, pct, err, r.value("status", "")};
+}
+
+const std::vector<std::string> kHeader{"device", "op", "prec", "size", "variant", "median", "GB/s", "GFLOP/s", "%ceil", "err/bound", "status"};
+
+std::vector<nlohmann::json> best_per_group(const std::vector<nlohmann::json>& recs) {
+  std::map<std::string, nlohmann::json> best;
+  std::vector<std::string> order;
+  for (const auto& r : recs) {
+    auto key = fmt::format("{}|{}|{}|{}", r.value("device", ""), r.value("op", ""), r.value("precision", ""),
+                           r.value("sizes", nlohmann::json::object()).dump());
+    auto it = best.find(key);
+    if (it == best.end()) {
+      best[key] = r;
+      order.push_back(key);
+      continue;
+    }
+    // A failing point always shows; among passing ones, the fastest.
+    auto& b = it->second;
+    bool r_ok = r.value("status", "") == "ok", b_ok = b.value("status", "") == "ok";
+    if (!r_ok && r.value("status", "") != "skipped" && b_ok) b = r;
+    else if (r_ok && b_ok && num(r, "gbs") + num(r, "gflops") > num(b, "gbs") + num(b, "gflops")) b = r;
+    else if (r_ok && b.value("status", "") == "skipped") b = r;
+  }
+  std::vector<nlohmann::json> out;
+  for (const auto& k : order) out.push_back(best[k]);
+  return out;
+}
+
+}  // namespace
+
+void print_progress(const nlohmann::json& r) {
+  auto c = row(r);
+  std::string msg = r.value("status", "") == "ok" ? "" : " " + r.value("message", "");
+  fmt::print(stderr, "[{}] {} {} {} {} {}: {} {} GB/s {} GFLOP/s err/bound {} {}{}\n", r.value("point", 0), c[0], c[1],
+             c[2], c[3], c[4], c[5].empty() ? "-" : c[5], c[6].empty() ? "-" : c[6], c[7].empty() ? "-" : c[7],
+             c[9].empty() ? "-" : c[9], c[10], msg);
+}
+
+void print_report(const std::vector<nlohmann::json>& all, const std::string& format, bool best_only) {
+  auto recs = best_only ? best_per_group(all) : all;
+  if (format == "json") {
+    for (const auto& r : recs) fmt::print("{}\n", r.dump());
+    return;
+  }
+  if (format == "csv") {
+    std::string h;
+    for (const auto& c : ExperimentWriter::csv_columns()) h += (h.empty() ? "" : ",") + c;
+    fmt::print("{}\n", h);
+    for (const auto& r : recs) fmt::print("{}\n", ExperimentWriter::csv_row(r));
+    return;
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : recs) rows.push_back(row(r));
+  if (format == "md") {
+    std::string line = "|", sep = "|";
+    for (const auto& h : kHeader) line += " " + h + " |", sep += " --- |";
+    fmt::print("{}\n{}\n", line, sep);
+    for (const auto& rw : rows) {
+      std::string l = "|";
+      for (const auto& c : rw) l += " " + c + " |";
+      fmt::print("{}\n", l);
+    }
+    return;
+  }
+  std::vector<std::size_t> w(kHeader.size());
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    w[i] = kHeader[i].size();
+    for (const auto& rw : rows) w[i] = std::max(w[i], rw[i].size());
+  }
+  auto print_row = [&](const std::vector<std::string>& rw) {
+    std::string l;
+    for (std::size_t i = 0; i < rw.size(); ++i) {
+      bool right = i >= 5 && i <= 9;
+      l += right ? fmt::format("{:>{}}", rw[i], w[i]) : fmt::format("{:<{}}", rw[i], w[i]);
+      if (i + 1 < rw.size()) l += "  ";
+    }
+    fmt::print("{}\n", l);
+  };
+  print_row(kHeader);
+  for (const auto& rw : rows) print_row(rw);
+}
+
+}  // namespace hetbench

@@ -1,0 +1,158 @@
+#include "core/results.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "hetbench/error.hpp"
+
+namespace hetbench {
+
+namespace fs = std::filesystem;
+
+std::string now_iso8601() {
+  auto now = std::chrono::system_clock::now();
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+namespace {
+
+std::string stamp() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+void write_all(std::FILE* f, const std::string& s, const fs::path& path) {
+  if (std::fwrite(s.data(), 1, s.size(), f) != s.size() || std::fflush(f) != 0 || fsync(fileno(f)) != 0)
+    throw Error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
+}
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+ExperimentWriter::ExperimentWriter(const fs::path& root, const std::string& name, nlohmann::json experiment)
+    : experiment_(std::move(experiment)) {
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  if (ec || !fs::is_directory(root))
+    throw Error(fmt::format("cannot create output folder '{}': {}", root.string(),
+                            ec ? ec.message() : "not a directory"));
+  std::string base = stamp() + "-" + name;
+  for (int i = 1;; ++i) {
+    dir_ = root / (i == 1 ? base : fmt::format("{}-{}", base, i));
+    if (fs::create_directory(dir_, ec)) break;
+    if (ec) throw Error(fmt::format("cannot create output folder '{}': {}", dir_.string(), ec.message()));
+    if (i > 1000) throw Error(fmt::format("cannot find a free folder name under '{}'", root.string()));
+  }
+  experiment_["directory"] = dir_.string();
+  write_experiment();
+  jsonl_ = std::fopen((dir_ / "results.jsonl").c_str(), "a");
+  csv_ = std::fopen((dir_ / "results.csv").c_str(), "a");
+  if (!jsonl_ || !csv_)
+    throw Error(fmt::format("cannot write results in '{}': {}", dir_.string(), std::strerror(errno)));
+  std::string header;
+  for (const auto& c : csv_columns()) header += (header.empty() ? "" : ",") + c;
+  write_all(csv_, header + "\n", dir_ / "results.csv");
+}
+
+ExperimentWriter::~ExperimentWriter() {
+  if (jsonl_) std::fclose(jsonl_);
+  if (csv_) std::fclose(csv_);
+}
+
+void ExperimentWriter::write_experiment() {
+  auto tmp = dir_ / "experiment.json.tmp";
+  {
+    std::ofstream f(tmp);
+    f << experiment_.dump(2) << "\n";
+    f.flush();
+    if (!f) throw Error(fmt::format("cannot write '{}'", tmp.string()));
+  }
+  std::error_code ec;
+  fs::rename(tmp, dir_ / "experiment.json", ec);
+  if (ec) throw Error(fmt::format("cannot write '{}': {}", (dir_ / "experiment.json").string(), ec.message()));
+}
+
+void ExperimentWriter::append(const nlohmann::json& record) {
+  write_all(jsonl_, record.dump() + "\n", dir_ / "results.jsonl");
+  write_all(csv_, csv_row(record) + "\n", dir_ / "results.csv");
+}
+
+void ExperimentWriter::finish(const nlohmann::json& summary) {
+  experiment_["end_time"] = now_iso8601();
+  for (auto it = summary.begin(); it != summary.end(); ++it) experiment_[it.key()] = it.value();
+  write_experiment();
+}
+
+const std::vector<std::string>& ExperimentWriter::csv_columns() {
+  static const std::vector<std::string> cols{
+      "point",  "op",     "variant", "backend", "device",   "device_name", "precision", "sizes",
+      "params", "status", "reps",    "timed",   "median_s", "min_s",       "mean_s",    "stddev_s",
+      "ci95_lo_s", "ci95_hi_s", "gflops", "gbs", "pct_ceiling", "max_err_over_bound", "message"};
+  return cols;
+}
+
+std::string ExperimentWriter::csv_row(const nlohmann::json& r) {
+  auto get = [&](const nlohmann::json& j, const char* k) -> std::string {
+    if (!j.is_object() || !j.contains(k) || j[k].is_null()) return "";
+    const auto& v = j[k];
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_object()) {
+      std::string s;
+      for (auto it = v.begin(); it != v.end(); ++it)
+        s += fmt::format("{}{}={}", s.empty() ? "" : ";", it.key(), it.value().dump());
+      return s;
+    }
+    return v.dump();
+  };
+  nlohmann::json secs = r.contains("timing") ? r["timing"].value("seconds", nlohmann::json()) : nlohmann::json();
+  nlohmann::json val = r.value("validation", nlohmann::json());
+  std::vector<std::string> f{get(r, "point"),     get(r, "op"),        get(r, "variant"),   get(r, "backend"),
+                             get(r, "device"),    get(r, "device_name"), get(r, "precision"), get(r, "sizes"),
+                             get(r, "params"),    get(r, "status"),    get(secs, "n"),      get(r.value("timing", nlohmann::json()), "timed"),
+                             get(secs, "median"), get(secs, "min"),    get(secs, "mean"),   get(secs, "stddev"),
+                             get(secs, "ci95_lo"), get(secs, "ci95_hi"), get(r, "gflops"),  get(r, "gbs"),
+                             get(r, "pct_ceiling"), get(val, "max_err_over_bound"), get(r, "message")};
+  std::string row;
+  for (std::size_t i = 0; i < f.size(); ++i) row += (i ? "," : "") + csv_escape(f[i]);
+  return row;
+}
+
+std::vector<nlohmann::json> read_results(const fs::path& dir) {
+  std::ifstream f(dir / "results.jsonl");
+  if (!f) throw Error(fmt::format("cannot read '{}'", (dir / "results.jsonl").string()));
+  std::vector<nlohmann::json> out;
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.empty()) continue;
+    try {
+      out.push_back(nlohmann::json::parse(line));
+    } catch (const nlohmann::json::parse_error&) {
+      if (f.peek() != EOF) throw Error(fmt::format("'{}' has a corrupt line", (dir / "results.jsonl").string()));
+    }
+  }
+  return out;
+}
+
+}  // namespace hetbench

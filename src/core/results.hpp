@@ -1,0 +1,43 @@
+// The experiment directory: experiment.json (provenance), results.jsonl (one record per
+// point, appended and fsync'ed as each point finishes) and results.csv (the same points
+// as rows). Documented in docs/results-format.md.
+#pragma once
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace hetbench {
+
+class ExperimentWriter {
+ public:
+  // Creates <root>/<timestamp>-<name>/ (never reusing an existing folder); throws Error
+  // when it cannot be created or written.
+  ExperimentWriter(const std::filesystem::path& root, const std::string& name, nlohmann::json experiment);
+  ~ExperimentWriter();
+  ExperimentWriter(const ExperimentWriter&) = delete;
+  ExperimentWriter& operator=(const ExperimentWriter&) = delete;
+
+  void append(const nlohmann::json& record);
+  // Rewrites experiment.json (atomically) with the end time and summary merged in.
+  void finish(const nlohmann::json& summary);
+  const std::filesystem::path& dir() const { return dir_; }
+
+  static const std::vector<std::string>& csv_columns();
+  static std::string csv_row(const nlohmann::json& record);
+
+ private:
+  std::filesystem::path dir_;
+  nlohmann::json experiment_;
+  std::FILE* jsonl_ = nullptr;
+  std::FILE* csv_ = nullptr;
+  void write_experiment();
+};
+
+std::string now_iso8601();
+// Reads results.jsonl, skipping a truncated last line (a run killed mid-write).
+std::vector<nlohmann::json> read_results(const std::filesystem::path& dir);
+
+}  // namespace hetbench

@@ -1,0 +1,45 @@
+// COPY: y = x. Its bandwidth is the device's measured ceiling for the other ops.
+#include "ops/vector_common.hpp"
+
+namespace hetbench {
+
+namespace {
+
+class CopyOp final : public Op {
+ public:
+  std::string name() const override { return "copy"; }
+  std::string description() const override { return "y = x (the bandwidth ceiling)"; }
+  std::size_t device_bytes(const Sizes& s, Precision p) const override {
+    return 2 * static_cast<std::size_t>(s.at("n")) * info(p).bytes;
+  }
+  std::unique_ptr<Problem> make_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
+    auto prob = std::make_unique<Problem>();
+    prob->prec = p;
+    prob->sizes = s;
+    auto n = static_cast<std::size_t>(s.at("n"));
+    with_real(p, [&]<class T>() {
+      prob->arrays.push_back(random_array<T>("x", n, seed, 1));
+      prob->arrays.push_back(output_array("y", n, sizeof(T)));
+      return 0;
+    });
+    prob->scalars.push_back({"n", true, static_cast<double>(n)});
+    prob->flops = 0;
+    prob->min_bytes = 2.0 * n * info(p).bytes;
+    return prob;
+  }
+  Validation validate(const Problem& prob, const Outputs& out) const override {
+    return with_real(prob.prec, [&]<class T>() {
+      const T* x = typed<T>(prob.array("x").host);
+      const T* y = typed<T>(output(out, "y"));
+      auto v = check_elements(y, prob.array("x").count, [&](std::size_t i) { return static_cast<long double>(x[i]); },
+                              [](std::size_t) { return 0.0L; });
+      v.bound = "exact: y_i == x_i";
+      return v;
+    });
+  }
+};
+
+OpRegistrar<CopyOp> reg;
+
+}  // namespace
+}  // namespace hetbench
