@@ -1,0 +1,19 @@
+// Matrix Market (.mtx) files: https://math.nist.gov/MatrixMarket/formats.html
+#pragma once
+
+#include <string>
+
+#include "sparse/csr.hpp"
+
+namespace hetbench {
+
+// Reads `coordinate` (real, integer, pattern) and `array` (real, integer) matrices that are
+// general, symmetric or skew-symmetric. Symmetric files are expanded, duplicates summed,
+// pattern values become 1.0. Any problem throws hetbench::Error as "path:line: why".
+CsrMatrix read_matrix_market(const std::string& path);
+
+// Writes `coordinate real general` with 17 significant digits, so a read gives back the
+// same matrix bit for bit.
+void write_matrix_market(const CsrMatrix& m, const std::string& path);
+
+}  // namespace hetbench
