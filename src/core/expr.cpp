@@ -95,19 +95,15 @@ class Parser {
     }
   }
   NodeP multiplicative() {
-    auto l = power();
+    auto l = unary();
     for (;;) {
-      if (eat("*")) l = make(Expr::Node::Binary, "*", {l, power()});
-      else if (eat("/")) l = make(Expr::Node::Binary, "/", {l, power()});
-      else if (eat("%")) l = make(Expr::Node::Binary, "%", {l, power()});
+      if (eat("*")) l = make(Expr::Node::Binary, "*", {l, unary()});
+      else if (eat("/")) l = make(Expr::Node::Binary, "/", {l, unary()});
+      else if (eat("%")) l = make(Expr::Node::Binary, "%", {l, unary()});
       else return l;
     }
   }
-  NodeP power() {
-    auto l = unary();
-    if (eat("^")) return make(Expr::Node::Binary, "^", {l, power()});
-    return l;
-  }
+  // Unary minus binds looser than ^, as in mathematics: -2^2 = -4, 2^-1 = 0.5.
   NodeP unary() {
     if (eat("-")) return make(Expr::Node::Unary, "-", {unary()});
     if (eat("+")) return unary();
@@ -116,7 +112,12 @@ class Parser {
       ++pos_;
       return make(Expr::Node::Unary, "!", {unary()});
     }
-    return primary();
+    return power();
+  }
+  NodeP power() {
+    auto l = primary();
+    if (eat("^")) return make(Expr::Node::Binary, "^", {l, unary()});
+    return l;
   }
   NodeP primary() {
     skip();

@@ -91,28 +91,49 @@ ResolvedRun resolve(const RunSpec& spec) {
       throw Error(fmt::format("op {} has no {} precision", spec.op, name(p)));
   }
   r.devices = resolve_devices(spec.devices);
+  // Only variants that run on a chosen device count from here on.
+  std::erase_if(chosen, [&](const std::shared_ptr<Variant>& v) {
+    for (const auto& d : r.devices)
+      if (d->kernel_language() == v->backend) return false;
+    return true;
+  });
   // Parameter values given by the user: each name must belong to a chosen variant and
-  // each value must lie in that variant's domain.
+  // each value must lie in the domain of at least one of them; a variant whose domain
+  // lacks a value just leaves it out.
   std::map<std::string, std::vector<long long>> given;
   for (const auto& [pname, list] : spec.params) {
     given[pname] = parse_int_list(list, "parameter " + pname);
-    bool known = false;
+    std::vector<const Variant*> owners;
     for (const auto& v : chosen)
-      if (const ParamDef* d = v->param(pname)) {
-        known = true;
-        for (auto x : given[pname])
-          if (std::find(d->values.begin(), d->values.end(), x) == d->values.end()) {
-            std::string dom;
-            for (auto y : d->values) dom += fmt::format("{}{}", dom.empty() ? "" : ",", y);
-            throw Error(fmt::format("parameter {}={} is outside the domain of {} ({})", pname, x, v->id(), dom));
-          }
+      if (v->param(pname)) owners.push_back(v.get());
+    if (owners.empty()) throw Error(fmt::format("unknown parameter '{}': no chosen variant of {} has it", pname, spec.op));
+    for (auto x : given[pname]) {
+      bool somewhere = false;
+      for (const auto* v : owners) {
+        const auto& vals = v->param(pname)->values;
+        somewhere |= std::find(vals.begin(), vals.end(), x) != vals.end();
       }
-    if (!known) throw Error(fmt::format("unknown parameter '{}': no chosen variant of {} has it", pname, spec.op));
+      if (!somewhere) {
+        std::string dom;
+        for (const auto* v : owners) {
+          std::string vals;
+          for (auto y : v->param(pname)->values) vals += fmt::format("{}{}", vals.empty() ? "" : ",", y);
+          dom += fmt::format("{}{} ({})", dom.empty() ? "" : "; ", v->id(), vals);
+        }
+        throw Error(fmt::format("parameter {}={} is outside the domain of {}", pname, x, dom));
+      }
+    }
   }
   for (const auto& v : chosen) {
-    bool on_some_device = false;
-    for (const auto& d : r.devices) on_some_device |= d->kernel_language() == v->backend;
-    if (on_some_device) r.plans.push_back({v, cartesian(*v, given)});
+    auto sets = cartesian(*v, given);
+    std::erase_if(sets, [&](const ParamValues& pv) {
+      for (const auto& [k, x] : pv) {
+        const auto& vals = v->param(k)->values;
+        if (std::find(vals.begin(), vals.end(), x) == vals.end()) return true;
+      }
+      return false;
+    });
+    if (!sets.empty()) r.plans.push_back({v, std::move(sets)});
   }
   if (r.plans.empty())
     throw Error(fmt::format("none of the chosen variants of {} runs on the chosen devices ({})", spec.op, spec.devices));
@@ -239,7 +260,7 @@ void measure(Device& dev, const Problem& prob, DeviceBuffers& bufs, const Varian
     rec["gflops"] = prob.flops / st.median * 1e-9;
     rec["gbs"] = prob.min_bytes / st.median * 1e-9;
   }
-  for (const auto& o : observers()) o->end(dev, prob, st.median, samples.size(), rec);
+  for (const auto& o : observers()) o->end(dev, prob, st.median, samples.size(), rec, run_once);
   rec["validation"] = to_json(val);
   rec["status"] = val.passed() ? "ok" : "failed";
   if (!val.passed())

@@ -1,0 +1,140 @@
+// The experiment folder: files parse, CSV matches JSONL, and an interrupted or killed
+// sweep keeps every point that finished.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "test_util.hpp"
+
+using namespace hetbench::test;
+
+namespace {
+
+std::vector<std::string> lines(const std::filesystem::path& p) {
+  std::ifstream f(p);
+  std::vector<std::string> out;
+  for (std::string l; std::getline(f, l);) out.push_back(l);
+  return out;
+}
+
+nlohmann::json read_json(const std::filesystem::path& p) {
+  std::ifstream f(p);
+  return nlohmann::json::parse(f);
+}
+
+// Starts hetbench in the background; returns its pid.
+pid_t spawn(const std::string& args) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::string cmd = std::string("exec ") + HETBENCH_BINARY + " " + args + " >/dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+// Waits until results.jsonl under root has at least `n` lines.
+std::filesystem::path wait_for_points(const std::filesystem::path& root, std::size_t n) {
+  for (int i = 0; i < 1200; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (!std::filesystem::exists(root)) continue;
+    for (const auto& e : std::filesystem::directory_iterator(root)) {
+      auto p = e.path() / "results.jsonl";
+      if (std::filesystem::exists(p) && lines(p).size() >= n) return e.path();
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST(Results, FilesParseAndAgree) {
+  TempDir out;
+  auto r = run_hetbench("run axpy --device host --size 10,1000 --precision S,D --reps 3 --out " + out.str());
+  ASSERT_EQ(r.status, 0) << r.output;
+  auto dir = only_experiment(out.path());
+  auto exp = read_json(dir / "experiment.json");
+  EXPECT_EQ(exp["status"], "complete");
+  for (const char* k : {"command_line", "hetbench_version", "git_commit", "host", "compiler", "devices", "start_time",
+                        "end_time", "seed", "runs"})
+    EXPECT_TRUE(exp.contains(k)) << k;
+  auto recs = hetbench::read_results(dir);
+  ASSERT_EQ(recs.size(), 2u * 2u * 3u);  // sizes x precisions x host variants (loop, omp, openblas?) at least
+  for (const auto& rec : recs) {
+    EXPECT_EQ(rec["status"], "ok") << describe(rec);
+    const auto& s = rec["timing"]["seconds"];
+    EXPECT_LE(s["min"].get<double>(), s["median"].get<double>());
+    EXPECT_LE(s["ci95_lo"].get<double>(), s["mean"].get<double>());
+    EXPECT_EQ(rec["timing"]["reps"], 3);
+    EXPECT_GT(rec["gbs"].get<double>(), 0);
+  }
+  auto csv = lines(dir / "results.csv");
+  ASSERT_EQ(csv.size(), recs.size() + 1);
+  EXPECT_EQ(csv[0].rfind("point,op,variant", 0), 0u);
+}
+
+TEST(Results, InterruptedSweepKeepsFinishedPoints) {
+  TempDir out;
+  pid_t pid = spawn("run dot --device host --variant loop --size 1000:200000:1000 --reps 5 --out " + out.str());
+  auto dir = wait_for_points(out.path(), 3);
+  ASSERT_FALSE(dir.empty()) << "no points recorded";
+  kill(pid, SIGINT);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 130);
+  auto exp = read_json(dir / "experiment.json");
+  EXPECT_EQ(exp["status"], "interrupted");
+  auto recs = hetbench::read_results(dir);
+  EXPECT_GE(recs.size(), 3u);
+  EXPECT_LT(recs.size(), 200u);
+  for (const auto& r : recs) EXPECT_EQ(r["status"], "ok");
+  EXPECT_EQ(lines(dir / "results.csv").size(), recs.size() + 1);
+}
+
+TEST(Results, KilledSweepKeepsFinishedPoints) {
+  TempDir out;
+  pid_t pid = spawn("run dot --device host --variant loop --size 1000:200000:1000 --reps 5 --out " + out.str());
+  auto dir = wait_for_points(out.path(), 3);
+  ASSERT_FALSE(dir.empty());
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  auto recs = hetbench::read_results(dir);  // a torn last line, if any, is skipped
+  EXPECT_GE(recs.size(), 3u);
+  for (const auto& r : recs) EXPECT_EQ(r["status"], "ok");
+  EXPECT_EQ(read_json(dir / "experiment.json")["status"], "running");
+}
+
+TEST(Results, ExistingExperimentIsNeverReused) {
+  TempDir out;
+  ASSERT_EQ(run_hetbench("run copy --device host --variant loop --size 10 --out " + out.str()).status, 0);
+  ASSERT_EQ(run_hetbench("run copy --device host --variant loop --size 10 --out " + out.str()).status, 0);
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(out.path())) {
+    ++n;
+    EXPECT_EQ(hetbench::read_results(e.path()).size(), 2u);
+  }
+  EXPECT_EQ(n, 2);
+}
+
+TEST(Results, SweepSpecAndPresetsRun) {
+  TempDir out;
+  std::ofstream(out.path() / "spec.json") << R"({"name": "mini", "seed": 7, "reps": 2, "warmup": 0,
+    "runs": [{"op": "dot", "variants": ["local"], "devices": "opencl", "precisions": ["S"], "sizes": ["4097"],
+              "params": {"WG": "8:64:*2"}}]})";
+  auto r = run_hetbench("sweep " + (out.path() / "spec.json").string() + " --out " + (out.path() / "res").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  auto recs = hetbench::read_results(only_experiment(out.path() / "res"));
+  ASSERT_EQ(recs.size(), 4u);
+  for (const auto& rec : recs) EXPECT_EQ(rec["seed"], 7);
+  // The shipped presets parse (they are run for real by scripts/, not in CI).
+  for (const char* preset : {"default-suite.json", "explore-local-wg.json", "explore-global-n.json"}) {
+    SCOPED_TRACE(preset);
+    EXPECT_NO_THROW(hetbench::experiment_from_file(source_dir() + "/bench/" + preset));
+  }
+}

@@ -1,0 +1,103 @@
+// Helpers shared by the tests: running the hetbench program, running points through
+// the real runner, and temporary folders.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/results.hpp"
+#include "core/runner.hpp"
+
+namespace hetbench::test {
+
+// A fresh folder under the system temp dir, removed at destruction.
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device rd;
+    path_ = std::filesystem::temp_directory_path() / ("hetbench-test-" + std::to_string(rd()) + std::to_string(rd()));
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+  std::string str() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline std::uint64_t fresh_seed() {
+  std::random_device rd;
+  return (static_cast<std::uint64_t>(rd()) << 20) ^ rd();
+}
+
+struct CmdResult {
+  int status = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs the hetbench program with `args` (a shell-quoted string) and captures its output.
+inline CmdResult run_hetbench(const std::string& args, const std::string& env = "") {
+  TempDir tmp;
+  auto log = tmp.path() / "out.txt";
+  std::string cmd = env + " " + std::string(HETBENCH_BINARY) + " " + args + " > " + log.string() + " 2>&1";
+  int raw = std::system(cmd.c_str());
+  CmdResult r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  std::ifstream f(log);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  r.output = ss.str();
+  return r;
+}
+
+inline std::string source_dir() { return HETBENCH_SOURCE_DIR; }
+
+// The only experiment folder below `root`.
+inline std::filesystem::path only_experiment(const std::filesystem::path& root) {
+  std::vector<std::filesystem::path> dirs;
+  for (const auto& e : std::filesystem::directory_iterator(root))
+    if (e.is_directory()) dirs.push_back(e.path());
+  EXPECT_EQ(dirs.size(), 1u) << "expected one experiment folder in " << root;
+  return dirs.empty() ? root : dirs.front();
+}
+
+// Runs one RunSpec through the real runner into a temporary folder and returns the
+// records; the seed is fresh each time and reported on failure.
+inline std::vector<nlohmann::json> run_points(const RunSpec& spec, int* status = nullptr) {
+  TempDir tmp;
+  Experiment e;
+  e.name = spec.op;
+  e.runs.push_back(spec);
+  e.seed = fresh_seed();
+  e.out_root = tmp.str();
+  e.format = "json";
+  testing::internal::CaptureStdout();
+  int st = run_experiment(e);
+  testing::internal::GetCapturedStdout();
+  if (status) *status = st;
+  return read_results(only_experiment(tmp.path()));
+}
+
+inline std::string describe(const nlohmann::json& r) {
+  return r.value("variant_id", "?") + " on " + r.value("device", "?") + " " + r.value("precision", "?") + " " +
+         r.value("sizes", nlohmann::json::object()).dump() + " " + r.value("params", nlohmann::json::object()).dump() +
+         " seed " + std::to_string(r.value("seed", 0ull)) + ": " + r.value("status", "?") + " " +
+         r.value("message", "");
+}
+
+}  // namespace hetbench::test
