@@ -141,6 +141,12 @@ ClDevice::ClDevice(cl_platform_id p, cl_device_id d, int pi, int di) : dev_(d) {
     auto major = dev_info<cl_uint>(d, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV);
     auto minor = dev_info<cl_uint>(d, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV);
     i.extra["compute_capability"] = fmt::format("{}.{}", major, minor);
+    // PCI address, so that NVML (energy) finds the same board; values from cl_ext_nv.
+    for (auto [key, what] : {std::pair{"pci_bus_id_nv", 0x4008u}, std::pair{"pci_slot_id_nv", 0x4009u},
+                             std::pair{"pci_domain_id_nv", 0x400Au}}) {
+      cl_int v = 0;
+      if (clGetDeviceInfo(d, what, sizeof v, &v, nullptr) == CL_SUCCESS) i.extra[key] = v;
+    }
     auto [f32, f64] = nv_lanes(static_cast<int>(major), static_cast<int>(minor));
     if (f32 > 0 && i.max_clock_mhz > 0) {
       double ghz = i.max_clock_mhz * 1e-3;
@@ -240,8 +246,12 @@ void ClBuffer::download(void* dst) {
 
 void ClBuffer::poison() {
   if (!bytes_) return;
-  const cl_uchar pattern = 0xFF;
-  HB_CL(clEnqueueFillBuffer(dev_.queue(), mem_, &pattern, 1, 0, bytes_, 0, nullptr, nullptr), dev_.id());
+  // The widest pattern that divides the size: byte-wide fills are slow on some drivers.
+  const cl_uchar pattern[16] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+                                0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+  std::size_t width = 16;
+  while (bytes_ % width) width /= 2;
+  HB_CL(clEnqueueFillBuffer(dev_.queue(), mem_, pattern, width, 0, bytes_, 0, nullptr, nullptr), dev_.id());
 }
 
 void ClBuffer::copy_from(Buffer& src) {

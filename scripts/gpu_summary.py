@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""One row per device x op x precision from results.jsonl files under a folder: best own
+kernel, best vendor library, measured copy ceiling, ratios and energy (GB/J)."""
+import json
+import pathlib
+import sys
+
+
+def load(root):
+    recs = []
+    for f in sorted(pathlib.Path(root).rglob("results.jsonl")):
+        for line in f.read_text().splitlines():
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue  # a truncated last line
+            if r.get("status") == "ok" and r.get("gbs"):
+                recs.append(r)
+    return recs
+
+
+def best(rs):
+    return max(rs, key=lambda r: r["gbs"]) if rs else None
+
+
+def main():
+    recs = load(sys.argv[1] if len(sys.argv) > 1 else ".")
+    if not recs:
+        print("no ok points found")
+        return 1
+    ceiling = {}
+    for r in recs:
+        if r["op"] == "copy":
+            ceiling[r["device"]] = max(ceiling.get(r["device"], 0), r["gbs"])
+    keys = sorted({(r["device"], r["op"], r["precision"]) for r in recs})
+    hdr = f"{'device':<12} {'op':<5} {'p':<2} {'best own':<30} {'GB/s':>7} {'vendor':<10} {'GB/s':>7} {'ceil':>7} {'own/ceil':>8} {'own/vend':>8} {'GB/J':>6}"
+    print(hdr)
+    print("-" * len(hdr))
+    for dev, op, p in keys:
+        rs = [r for r in recs if (r["device"], r["op"], r["precision"]) == (dev, op, p)]
+        own = best([r for r in rs if r.get("kind") == "kernel"])
+        ven = best([r for r in rs if r.get("kind") == "library"])
+        ceil = ceiling.get(dev)
+
+        def label(r):
+            if not r:
+                return "-"
+            ps = ",".join(f"{k}={v}" for k, v in sorted(r.get("params", {}).items()))
+            return (r["variant"] + (f"[{ps}]" if ps else ""))[:30]
+
+        og = own["gbs"] if own else None
+        vg = ven["gbs"] if ven else None
+        e = (own or {}).get("energy", {})
+        gbj = f"{e['gb_per_j']:.2f}" if e.get("available") and "gb_per_j" in e else "-"
+        f = lambda x: f"{x:.0f}" if x else "-"
+        rt = lambda a, b: f"{a / b:.3f}" if a and b else "-"
+        print(f"{dev:<12} {op:<5} {p:<2} {label(own):<30} {f(og):>7} {label(ven)[:10]:<10} {f(vg):>7} {f(ceil):>7} "
+              f"{rt(og, ceil):>8} {rt(og, vg):>8} {gbj:>6}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

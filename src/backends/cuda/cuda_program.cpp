@@ -1,0 +1,183 @@
+// JIT build of CUDA kernels with NVRTC into a CUBIN for the device's own architecture,
+// with an in-memory and an on-disk cache. Modules are loaded through the runtime's
+// library API (cudaLibraryLoadData / cudaLibraryGetKernel), so libcuda is never linked.
+#include <nvrtc.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "backends/cuda/cuda_backend.hpp"
+#include "core/cache.hpp"
+#include "hetbench/error.hpp"
+
+#ifndef HETBENCH_CUDA_INCLUDE
+#define HETBENCH_CUDA_INCLUDE "/usr/local/cuda/include"
+#endif
+
+namespace hetbench {
+
+namespace {
+
+class CudaProgram final : public Program {
+ public:
+  CudaProgram(CudaDevice& dev, cudaLibrary_t lib, std::string path) : dev_(dev), lib_(lib), path_(std::move(path)) {}
+  ~CudaProgram() override { cudaLibraryUnload(lib_); }
+
+  void launch(const std::string& name, const std::vector<KernelArg>& args, const Dims& global,
+              const Dims& local) override {
+    if (global.empty() || global.size() > 3)
+      throw PointError(fmt::format("{}: kernel {}: expected 1 to 3 dimensions", path_, name));
+    if (!local.empty() && local.size() != global.size())
+      throw PointError(fmt::format("{}: kernel {}: global and local sizes have different dimensions", path_, name));
+    for (auto g : global)
+      if (g == 0) return;  // nothing to do
+    // OpenCL-style sizes: global counts threads, local is the block.
+    unsigned gd[3] = {1, 1, 1}, bd[3] = {1, 1, 1};
+    for (std::size_t d = 0; d < global.size(); ++d) {
+      std::size_t b = local.empty() ? (d == 0 ? std::min<std::size_t>(256, global[0]) : 1) : local[d];
+      if (local.empty()) {
+        gd[d] = static_cast<unsigned>((global[d] + b - 1) / b);  // the kernel checks bounds
+      } else {
+        if (global[d] % b != 0)
+          throw PointError(fmt::format("{}: kernel {}: global size {} is not a multiple of the block size {}", path_,
+                                       name, global[d], b));
+        gd[d] = static_cast<unsigned>(global[d] / b);
+      }
+      bd[d] = static_cast<unsigned>(b);
+    }
+    std::vector<std::vector<unsigned char>> store(args.size());
+    std::vector<void*> ptrs(args.size());
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const auto& a = args[i];
+      auto put = [&](const auto& v) {
+        store[i].resize(sizeof v);
+        std::memcpy(store[i].data(), &v, sizeof v);
+      };
+      switch (a.kind) {
+        case KernelArg::Buf: put(static_cast<CudaBuffer*>(a.buf)->ptr()); break;
+        case KernelArg::I32: put(static_cast<std::int32_t>(a.i)); break;
+        case KernelArg::U32: put(static_cast<std::uint32_t>(a.i)); break;
+        case KernelArg::I64: put(static_cast<std::int64_t>(a.i)); break;
+        case KernelArg::U64: put(static_cast<std::uint64_t>(a.i)); break;
+        case KernelArg::F32: put(static_cast<float>(a.f)); break;
+        case KernelArg::F64: put(a.f); break;
+        case KernelArg::Raw: store[i] = a.raw; break;
+      }
+      ptrs[i] = store[i].data();
+    }
+    cudaKernel_t k = kernel(name);
+    dev_.activate();
+    cudaError_t err = cudaLaunchKernel(reinterpret_cast<const void*>(k), dim3(gd[0], gd[1], gd[2]),
+                                       dim3(bd[0], bd[1], bd[2]), ptrs.data(), 0, dev_.stream());
+    if (err == cudaSuccess) err = cudaGetLastError();
+    if (err != cudaSuccess) {
+      cudaGetLastError();
+      throw PointError(fmt::format("{}: launching kernel {} with grid {}x{}x{} and block {}x{}x{} on {} failed with {} ({})",
+                                   path_, name, gd[0], gd[1], gd[2], bd[0], bd[1], bd[2], dev_.id(),
+                                   cudaGetErrorName(err), cudaGetErrorString(err)));
+    }
+  }
+
+ private:
+  CudaDevice& dev_;
+  cudaLibrary_t lib_;
+  std::string path_;
+  std::map<std::string, cudaKernel_t> kernels_;
+
+  cudaKernel_t kernel(const std::string& name) {
+    if (auto it = kernels_.find(name); it != kernels_.end()) return it->second;
+    cudaKernel_t k = nullptr;
+    cudaError_t err = cudaLibraryGetKernel(&k, lib_, name.c_str());
+    if (err != cudaSuccess) {
+      cudaGetLastError();
+      throw PointError(fmt::format("{}: no kernel named '{}' ({}; kernels must be extern \"C\" __global__)", path_,
+                                   name, cudaGetErrorName(err)));
+    }
+    kernels_[name] = k;
+    return k;
+  }
+};
+
+#define HB_NVRTC(call, where)                                                                    \
+  do {                                                                                           \
+    nvrtcResult hb_r_ = (call);                                                                  \
+    if (hb_r_ != NVRTC_SUCCESS)                                                                  \
+      throw PointError(fmt::format("{}: {} failed with {}", where, #call, nvrtcGetErrorString(hb_r_))); \
+  } while (0)
+
+// Source to CUBIN; a compile error throws PointError carrying the NVRTC log.
+std::string compile(const ProgramSource& src, const std::vector<std::string>& opts, const std::string& dev_id) {
+  nvrtcProgram prog = nullptr;
+  HB_NVRTC(nvrtcCreateProgram(&prog, src.text.c_str(), src.path.c_str(), 0, nullptr, nullptr), src.path);
+  std::vector<const char*> argv;
+  for (const auto& o : opts) argv.push_back(o.c_str());
+  nvrtcResult r = nvrtcCompileProgram(prog, static_cast<int>(argv.size()), argv.data());
+  std::size_t n = 0;
+  std::string log;
+  if (nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && n > 1) {
+    log.resize(n);
+    nvrtcGetProgramLog(prog, log.data());
+    while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  }
+  if (r != NVRTC_SUCCESS) {
+    nvrtcDestroyProgram(&prog);
+    std::string options;
+    for (const auto& o : opts) options += (options.empty() ? "" : " ") + o;
+    throw PointError(fmt::format("kernel build failed: {} on {} with options '{}' ({}); build log:\n{}", src.path,
+                                 dev_id, options, nvrtcGetErrorString(r), log));
+  }
+  std::string cubin;
+  if (nvrtcGetCUBINSize(prog, &n) == NVRTC_SUCCESS && n > 0) {
+    cubin.resize(n);
+    if (nvrtcGetCUBIN(prog, cubin.data()) != NVRTC_SUCCESS) cubin.clear();
+  }
+  nvrtcDestroyProgram(&prog);
+  if (cubin.empty()) throw PointError(fmt::format("{}: NVRTC produced no CUBIN for {}", src.path, dev_id));
+  return cubin;
+}
+
+cudaLibrary_t load(const std::string& cubin, cudaError_t* err_out = nullptr) {
+  cudaLibrary_t lib = nullptr;
+  cudaError_t err = cudaLibraryLoadData(&lib, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+  if (err_out) *err_out = err;
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return lib;
+}
+
+}  // namespace
+
+std::shared_ptr<Program> CudaDevice::build(const ProgramSource& src) {
+  std::vector<std::string> opts{fmt::format("--gpu-architecture=sm_{}{}", cc_major_, cc_minor_), "-std=c++17"};
+  if (std::filesystem::exists(HETBENCH_CUDA_INCLUDE)) opts.push_back("-I" HETBENCH_CUDA_INCLUDE);
+  for (const auto& d : src.defines) opts.push_back("-D" + d);
+  for (const auto& o : src.options) opts.push_back(o);
+  int nmaj = 0, nmin = 0;
+  nvrtcVersion(&nmaj, &nmin);
+  std::string options;
+  for (const auto& o : opts) options += o + "\n";
+  const std::string key = fmt::format("{}\nsm_{}{}\n{}\n{}\nnvrtc {}.{}\n{}{}", info_.name, cc_major_, cc_minor_,
+                                      info_.driver, info_.version, nmaj, nmin, options, src.text);
+  std::lock_guard lock(mu_);
+  if (auto it = programs_.find(key); it != programs_.end()) return it->second;
+  activate();
+  cudaLibrary_t lib = nullptr;
+  if (auto blob = cache_load("cuda", key)) lib = load(*blob);  // a stale blob just rebuilds
+  if (!lib) {
+    std::string cubin = compile(src, opts, info_.id);
+    cudaError_t err = cudaSuccess;
+    lib = load(cubin, &err);
+    if (!lib) cuda_fail(err, "cudaLibraryLoadData", src.path + " on " + info_.id);
+    cache_store("cuda", key, cubin);
+  }
+  auto p = std::make_shared<CudaProgram>(*this, lib, src.path);
+  programs_[key] = p;
+  return p;
+}
+
+}  // namespace hetbench

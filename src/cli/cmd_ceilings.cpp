@@ -1,0 +1,235 @@
+// hetbench ceilings [DEVICE]: measures each device's COPY bandwidth and FMA throughput
+// with the ordinary runner (so the points are validated and recorded in an experiment
+// folder like any other), then stores the best of each per device for later reports.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "core/ceilings.hpp"
+#include "core/results.hpp"
+#include "core/runner.hpp"
+#include "hetbench/error.hpp"
+#include "hetbench/variant.hpp"
+
+namespace hetbench::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::uint64_t pow2_floor(std::uint64_t x) {
+  std::uint64_t p = 1;
+  while (p * 2 <= x) p *= 2;
+  return p;
+}
+
+// COPY size: both arrays (in the wider precision) in ~1/8 of device memory, at most
+// 2^28 elements on accelerators and 2^26 on CPUs (far beyond their caches either way).
+std::uint64_t copy_size(const DeviceInfo& d) {
+  const std::uint64_t cap = d.type == "cpu" ? (1ull << 26) : (1ull << 28);
+  std::uint64_t n = d.global_mem ? pow2_floor(std::max<std::uint64_t>(1, d.global_mem / 8 / 16)) : cap;
+  if (d.max_alloc) n = std::min(n, pow2_floor(std::max<std::uint64_t>(1, d.max_alloc / 8)));
+  return std::clamp<std::uint64_t>(n, 1ull << 16, cap);
+}
+
+// PEAK size: enough chains for every compute unit to have many work-items (or, on a CPU,
+// many blocks per thread) at every EPT, yet each repetition stays short.
+std::uint64_t peak_size(const DeviceInfo& d) {
+  const std::uint64_t per_cu = d.type == "cpu" ? (1ull << 15) : (1ull << 13);
+  return std::clamp<std::uint64_t>(pow2_floor(std::max(1, d.compute_units) * per_cu * 2 - 1), 1ull << 14, 1ull << 24);
+}
+
+std::vector<std::shared_ptr<Variant>> of_backend(const std::string& op, const std::string& backend) {
+  std::vector<std::shared_ptr<Variant>> out;
+  for (const auto& v : variants_for(op))
+    if (v->backend == backend) out.push_back(v);
+  return out;
+}
+
+// Tunables swept for the ceilings, kept where every chosen variant with that parameter
+// has the value in its domain; other parameters stay at their defaults.
+void sweep_params(RunSpec& r, const std::vector<std::shared_ptr<Variant>>& vs) {
+  static const std::map<std::string, std::vector<long long>> wanted{
+      {"VW", {1, 2, 4, 8}}, {"WPT", {1, 4, 16}}, {"EPT", {1, 2, 4, 8, 16, 32, 64, 128}}};
+  for (const auto& [pname, values] : wanted) {
+    std::string list;
+    bool any = false;
+    for (auto x : values) {
+      bool ok = true;
+      for (const auto& v : vs)
+        if (const ParamDef* d = v->param(pname)) {
+          any = true;
+          ok &= std::find(d->values.begin(), d->values.end(), x) != d->values.end();
+        }
+      if (ok) list += fmt::format("{}{}", list.empty() ? "" : ",", x);
+    }
+    if (any && !list.empty()) r.params[pname] = list;
+  }
+}
+
+std::vector<std::string> ids(const std::vector<std::shared_ptr<Variant>>& vs) {
+  std::vector<std::string> out;
+  for (const auto& v : vs) out.push_back(v->id());
+  return out;
+}
+
+// The experiment folder run_experiment created: <root>/<stamp>-<name>[-i]; `name`
+// carries a random token, so exactly one folder matches.
+fs::path find_experiment(const fs::path& root, const std::string& name) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root, ec)) {
+    const auto fname = e.path().filename().string();
+    if (e.is_directory() && fname.find("-" + name) != std::string::npos) return e.path();
+  }
+  throw Error(fmt::format("internal: cannot find the experiment folder of '{}' under '{}'", name, root.string()));
+}
+
+std::optional<CeilingValue> best(const std::vector<nlohmann::json>& recs, const std::string& dev, const std::string& op,
+                                 const std::string& prec, const char* metric) {
+  std::optional<CeilingValue> b;
+  for (const auto& r : recs) {
+    if (r.value("device", "") != dev || r.value("op", "") != op || r.value("status", "") != "ok") continue;
+    if (!prec.empty() && r.value("precision", "") != prec) continue;
+    if (!r.contains(metric) || !r[metric].is_number()) continue;
+    const double x = r[metric].get<double>();
+    if (!b || x > b->value)
+      b = CeilingValue{x, r.value("variant_id", ""), r.value("params", nlohmann::json::object()),
+                       r.value("sizes", nlohmann::json::object()), r.value("precision", "")};
+  }
+  return b;
+}
+
+std::string cell(const std::optional<CeilingValue>& v) {
+  if (!v) return "-";
+  std::string params;
+  for (auto it = v->params.begin(); it != v->params.end(); ++it)
+    params += fmt::format("{}{}={}", params.empty() ? "" : ",", it.key(), it.value().dump());
+  return fmt::format("{:.1f} ({}{}{})", v->value, v->variant_id, params.empty() ? "" : " ", params);
+}
+
+struct Opts {
+  std::string device = "all";
+  std::string size, peak_size;
+  std::string out = "hetbench-results";
+  int reps = 10, warmup = 2;
+  std::uint64_t seed = 0;
+  bool quick = false;
+};
+
+int run_ceilings(const Opts& o, bool seed_given, const std::string& command_line) {
+  auto devices = resolve_devices(o.device);
+  Experiment e;
+  std::random_device rd;
+  const std::string token = fmt::format("{:08x}", rd());
+  e.name = "ceilings-" + token;
+  e.out_root = o.out;
+  e.best_only = true;
+  e.command_line = command_line;
+  e.seed = seed_given ? o.seed : ((static_cast<std::uint64_t>(rd()) << 32 | rd()) & 0xFFFFFFFFFFFFull);
+
+  struct Planned {
+    std::shared_ptr<Device> dev;
+    bool peak = false;
+  };
+  std::vector<Planned> planned;
+  for (const auto& dev : devices) {
+    const auto& di = dev->info();
+    const auto lang = dev->kernel_language();
+    auto copies = of_backend("copy", lang), peaks = of_backend("peak", lang);
+    if (copies.empty()) {
+      fmt::print(stderr, "hetbench: skipping {}: no copy variant for backend {}\n", di.id, lang);
+      continue;
+    }
+    std::vector<Precision> precs{Precision::S};
+    if (di.fp64) precs.push_back(Precision::D);
+    RunSpec copy;
+    copy.op = "copy";
+    copy.variants = ids(copies);
+    copy.devices = di.id;
+    copy.precisions = precs;
+    copy.sizes = {o.size.empty() ? std::to_string(copy_size(di)) : o.size};
+    copy.reps = o.reps;
+    copy.warmup = o.warmup;
+    if (!o.quick) sweep_params(copy, copies);
+    e.runs.push_back(copy);
+    Planned p{dev, !peaks.empty()};
+    if (p.peak) {
+      RunSpec peak = copy;
+      peak.op = "peak";
+      peak.variants = ids(peaks);
+      peak.params.clear();
+      peak.sizes = {o.peak_size.empty() ? std::to_string(peak_size(di)) : o.peak_size};
+      if (!o.quick) sweep_params(peak, peaks);
+      e.runs.push_back(peak);
+    } else {
+      fmt::print(stderr, "hetbench: {} has no peak variant for backend {}: only its bandwidth is measured\n", di.id,
+                 lang);
+    }
+    planned.push_back(p);
+  }
+  if (planned.empty()) throw Error(fmt::format("no device of '{}' can be measured", o.device));
+  nlohmann::json runs = nlohmann::json::array();
+  for (const auto& r : e.runs) runs.push_back(to_json(r));
+  e.spec = {{"runs", runs}, {"seed", e.seed}, {"purpose", "hetbench ceilings"}};
+
+  const int rc = run_experiment(e);
+  const fs::path dir = find_experiment(o.out, e.name);
+  const auto recs = read_results(dir);
+
+  std::vector<std::vector<std::string>> table{{"device", "copy GB/s", "FMA S GFLOP/s", "FMA D GFLOP/s", "file"}};
+  int saved = 0;
+  for (const auto& p : planned) {
+    const auto& di = p.dev->info();
+    Ceilings c;
+    c.copy_s = best(recs, di.id, "copy", "S", "gbs");
+    c.copy_d = best(recs, di.id, "copy", "D", "gbs");
+    c.copy = best(recs, di.id, "copy", "", "gbs");
+    c.peak_s = best(recs, di.id, "peak", "S", "gflops");
+    c.peak_d = best(recs, di.id, "peak", "D", "gflops");
+    c.date = now_iso8601();
+    c.experiment = fs::absolute(dir).string();
+    std::string file = "not saved: no copy point passed";
+    if (c.copy) {
+      file = save_ceilings(di, c).string();
+      ++saved;
+    }
+    table.push_back({di.id + " (" + di.name + ")", cell(c.copy), cell(c.peak_s), cell(c.peak_d), file});
+  }
+  std::vector<std::size_t> w(table[0].size(), 0);
+  for (const auto& row : table)
+    for (std::size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], row[i].size());
+  fmt::print("\nceilings (copy: bytes read + written; FMA = 2 flops):\n");
+  for (const auto& row : table) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) line += fmt::format("{:<{}}  ", row[i], w[i]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    fmt::print("{}\n", line);
+  }
+  if (!saved) return rc ? rc : 1;
+  return rc;
+}
+
+}  // namespace
+
+Command add_ceilings(CLI::App& app, const std::string& command_line) {
+  auto* sub = app.add_subcommand(
+      "ceilings", "measure each device's copy bandwidth and FMA peak and store them (used for pct_ceiling)");
+  auto o = std::make_shared<Opts>();
+  sub->add_option("device", o->device, "host, opencl:P:D, cuda:N, a unique name substring, or all")
+      ->capture_default_str();
+  sub->add_option("--size", o->size,
+                  "copy size in elements (default ~1/8 of device memory, at most 2^28 on GPUs and 2^26 on CPUs)");
+  sub->add_option("--peak-size", o->peak_size, "peak size in elements (default: enough chains to fill the device)");
+  sub->add_option("--reps", o->reps, "timed repetitions per point")->capture_default_str();
+  sub->add_option("--warmup", o->warmup, "untimed runs before timing")->capture_default_str();
+  sub->add_option("--out", o->out, "results root folder (the ceiling runs are recorded there)")->capture_default_str();
+  sub->add_option("--seed", o->seed, "seed of the random inputs (default: a fresh one, recorded)");
+  sub->add_flag("--quick", o->quick, "every variant at its default parameters only (no tunable sweep)");
+  return {sub, [o, sub, command_line] { return run_ceilings(*o, sub->count("--seed") > 0, command_line); }};
+}
+
+}  // namespace hetbench::cli

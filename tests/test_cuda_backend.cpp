@@ -1,0 +1,296 @@
+// CUDA backend: every CUDA variant (JIT kernels and vendor libraries) validated through
+// the real runner path, NVRTC errors, buffers and energy records. Without a usable CUDA
+// device every test is skipped with the backend's one-line reason.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/results.hpp"
+#include "core/runner.hpp"
+#include "hetbench/device.hpp"
+#include "hetbench/error.hpp"
+#include "hetbench/variant.hpp"
+
+namespace {
+
+using namespace hetbench;
+namespace fs = std::filesystem;
+
+std::shared_ptr<Backend> cuda_backend() {
+  for (auto& b : backends())
+    if (b->name() == "cuda") return b;
+  return nullptr;
+}
+
+// The first CUDA device, or nullptr with why.
+std::shared_ptr<Device> cuda_device(std::string& why) {
+  auto b = cuda_backend();
+  if (!b) {
+    why = "no CUDA backend registered";
+    return nullptr;
+  }
+  why = b->unavailable_reason();
+  if (!why.empty()) return nullptr;
+  auto ds = b->devices();
+  if (ds.empty()) {
+    why = "CUDA backend lists no device";
+    return nullptr;
+  }
+  return ds.front();
+}
+
+#define REQUIRE_CUDA(dev)              \
+  std::string why_;                    \
+  auto dev = cuda_device(why_);        \
+  if (!dev) GTEST_SKIP() << why_
+
+// Runs one variant through run_experiment into a fresh folder and returns its records.
+std::vector<nlohmann::json> run_points(const std::string& op, const std::string& variant,
+                                       const std::map<std::string, std::string>& params, const std::string& device,
+                                       const std::vector<std::string>& sizes, int reps = 2) {
+  static std::atomic<int> counter{0};
+  auto root = fs::temp_directory_path() / fmt::format("hetbench-cuda-test-{}-{}", getpid(), counter++);
+  fs::remove_all(root);
+  Experiment e;
+  e.name = op + "-" + variant;
+  e.out_root = root.string();
+  e.format = "csv";
+  e.seed = 20240601;
+  RunSpec r;
+  r.op = op;
+  r.variants = {variant};
+  r.devices = device;
+  r.sizes = sizes;
+  r.params = params;
+  r.reps = reps;
+  r.warmup = 1;
+  e.runs = {r};
+  testing::internal::CaptureStdout();  // the report table is not needed here
+  run_experiment(e);
+  testing::internal::GetCapturedStdout();
+  std::vector<nlohmann::json> out;
+  for (const auto& d : fs::directory_iterator(root))
+    if (d.is_directory())
+      for (auto& rec : read_results(d.path())) out.push_back(std::move(rec));
+  fs::remove_all(root);
+  return out;
+}
+
+// A few values of each parameter: first, default and last of its domain; beyond the
+// first two parameters only the default, to keep the product small.
+std::map<std::string, std::string> few_values(const Variant& v) {
+  std::map<std::string, std::string> out;
+  int i = 0;
+  for (const auto& p : v.params) {
+    std::set<long long> vals{p.def};
+    if (i++ < 2) {
+      vals.insert(p.values.front());
+      vals.insert(p.values.back());
+    }
+    std::string s;
+    for (auto x : vals) s += (s.empty() ? "" : ",") + std::to_string(x);
+    out[p.name] = s;
+  }
+  return out;
+}
+
+struct EnvGuard {
+  std::string name;
+  std::string old;
+  bool had;
+  EnvGuard(const char* n, const char* v) : name(n) {
+    const char* o = std::getenv(n);
+    had = o != nullptr;
+    if (o) old = o;
+    setenv(n, v, 1);
+  }
+  ~EnvGuard() {
+    if (had) setenv(name.c_str(), old.c_str(), 1);
+    else unsetenv(name.c_str());
+  }
+};
+
+TEST(CudaBackend, UnavailableReasonIsOneLine) {
+  auto b = cuda_backend();
+  ASSERT_TRUE(b);
+  auto why = b->unavailable_reason();
+  EXPECT_EQ(why.find('\n'), std::string::npos) << why;
+  if (!why.empty()) {
+    EXPECT_EQ(why.rfind("CUDA unavailable: ", 0), 0u) << why;
+    GTEST_SKIP() << why;
+  }
+}
+
+TEST(CudaBackend, DeviceInfo) {
+  REQUIRE_CUDA(dev);
+  const auto& i = dev->info();
+  EXPECT_EQ(i.id, "cuda:0");
+  EXPECT_EQ(i.type, "gpu");
+  EXPECT_GT(i.compute_units, 0);
+  EXPECT_GE(i.max_wg, 256u);
+  EXPECT_EQ(i.pref_wg_multiple, 32u);
+  EXPECT_GT(i.local_mem, 0u);
+  for (const char* k : {"compute_capability", "sm_clock_mhz", "mem_clock_mhz", "mem_bus_width_bits", "l2_bytes",
+                        "pci_bus_id", "warp_size"})
+    EXPECT_TRUE(i.extra.contains(k)) << k;
+  EXPECT_TRUE(i.peak_gflops_s.has_value());
+  EXPECT_TRUE(i.peak_gbs.has_value());
+  EXPECT_FALSE(i.peak_note.empty());
+}
+
+TEST(CudaBackend, BuffersRoundTrip) {
+  REQUIRE_CUDA(dev);
+  const std::size_t n = 4099;  // not a multiple of anything
+  std::vector<unsigned char> in(n), out(n), ff(n, 0xFF);
+  for (std::size_t i = 0; i < n; ++i) in[i] = static_cast<unsigned char>(i * 7 + 3);
+  auto a = dev->alloc(n), b = dev->alloc(n);
+  b->download(out.data());
+  EXPECT_EQ(out, ff) << "a new buffer is poisoned";
+  a->upload(in.data());
+  a->download(out.data());
+  EXPECT_EQ(out, in);
+  b->copy_from(*a);
+  dev->finish();
+  b->download(out.data());
+  EXPECT_EQ(out, in);
+  a->poison();
+  dev->finish();
+  a->download(out.data());
+  EXPECT_EQ(out, ff);
+  auto z = dev->alloc(0);  // empty buffers are legal
+  z->upload(in.data());
+}
+
+TEST(CudaBackend, OutOfMemoryIsPointError) {
+  REQUIRE_CUDA(dev);
+  try {
+    auto huge = dev->alloc(std::size_t{1} << 50);
+    FAIL() << "a 1 PiB allocation succeeded";
+  } catch (const PointError& e) {
+    EXPECT_NE(std::string(e.what()).find("out of"), std::string::npos) << e.what();
+  }
+  auto ok = dev->alloc(1024);  // the device is still usable
+  ok->poison();
+  dev->finish();
+}
+
+TEST(CudaBackend, BuildErrorCarriesLog) {
+  REQUIRE_CUDA(dev);
+  ProgramSource src;
+  src.path = "broken.cu";
+  src.text = "extern \"C\" __global__ void k(int* x) { x[0] = hb_no_such_name; }\n";
+  try {
+    dev->build(src);
+    FAIL() << "a broken kernel built";
+  } catch (const PointError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("kernel build failed"), std::string::npos) << m;
+    EXPECT_NE(m.find("hb_no_such_name"), std::string::npos) << m;
+    EXPECT_NE(m.find("broken.cu"), std::string::npos) << m;
+  }
+}
+
+TEST(CudaBackend, LaunchDefinesAndGrid) {
+  REQUIRE_CUDA(dev);
+  ProgramSource src;
+  src.path = "fill.cu";
+  src.text =
+      "extern \"C\" __global__ void fill(unsigned n, int* out, long long add) {\n"
+      "  unsigned i = blockIdx.y * gridDim.x * blockDim.x + blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) out[i] = (int)(i * MUL + add);\n"
+      "}\n";
+  src.defines = {"MUL=3"};
+  auto prog = dev->build(src);
+  EXPECT_EQ(prog, dev->build(src)) << "the in-memory cache returns the same program";
+  const unsigned n = 64 * 4 * 2;
+  auto buf = dev->alloc(n * sizeof(int));
+  KernelArg an{KernelArg::U32};
+  an.i = n;
+  KernelArg ab{KernelArg::Buf};
+  ab.buf = buf.get();
+  KernelArg aa{KernelArg::I64};
+  aa.i = 5;
+  prog->launch("fill", {an, ab, aa}, {256, 2}, {64, 1});
+  dev->finish();
+  std::vector<int> out(n);
+  buf->download(out.data());
+  for (unsigned i = 0; i < n; ++i) ASSERT_EQ(out[i], static_cast<int>(i * 3 + 5)) << i;
+  EXPECT_THROW(prog->launch("no_such_kernel", {an, ab, aa}, {64}, {64}), PointError);
+  EXPECT_THROW(prog->launch("fill", {an, ab, aa}, {100}, {64}), PointError);  // not a multiple
+}
+
+TEST(CudaBackend, TimeIsPositive) {
+  REQUIRE_CUDA(dev);
+  auto a = dev->alloc(1 << 24), b = dev->alloc(1 << 24);
+  double t = dev->time([&] { b->copy_from(*a); });
+  EXPECT_GT(t, 0.0);
+  EXPECT_LT(t, 1.0);
+}
+
+TEST(CudaBackend, AllVariantsValidate) {
+  REQUIRE_CUDA(dev);
+  EnvGuard energy("HETBENCH_ENERGY_MS", "2");  // energy is tested on its own below
+  const std::vector<std::string> sizes{"1", "7", "1000", "4097", "1048579"};  // 2^20 + 3
+  std::set<std::string> ops_seen;
+  int points = 0;
+  for (const auto& v : all_variants()) {
+    if (v->backend != "cuda") continue;
+    ops_seen.insert(v->op);
+    auto params = few_values(*v);
+    SCOPED_TRACE(v->id() + " " + nlohmann::json(params).dump());
+    // peak: 1024 FMA steps per element make the host reference slow at 2^20.
+    auto recs = run_points(v->op, v->name, params, dev->id(),
+                           v->op == "peak" ? std::vector<std::string>(sizes.begin(), sizes.end() - 1) : sizes);
+    EXPECT_FALSE(recs.empty());
+    std::set<std::string> precs;
+    for (const auto& r : recs) {
+      ++points;
+      precs.insert(r.value("precision", ""));
+      EXPECT_EQ(r.value("status", ""), "ok")
+          << r.value("variant_id", "") << " " << r.value("precision", "") << " n=" << r["sizes"].dump() << " "
+          << r["params"].dump() << ": " << r.value("message", "");
+      EXPECT_TRUE(r.contains("energy") && r["energy"].contains("available")) << r.dump();
+    }
+    EXPECT_TRUE(precs.count("S") && precs.count("D")) << "both precisions ran";
+  }
+  for (const char* op : {"copy", "axpy", "dot"}) EXPECT_TRUE(ops_seen.count(op)) << "no CUDA variant of " << op;
+  RecordProperty("points", points);
+}
+
+TEST(CudaBackend, LibraryBaselinesRegistered) {
+  std::set<std::string> ids;
+  for (const auto& v : all_variants())
+    if (v->backend == "cuda" && v->kind == "library") ids.insert(v->id());
+  for (const char* id : {"cuda/axpy/cublas", "cuda/dot/cublas", "cuda/dot/cub"}) EXPECT_TRUE(ids.count(id)) << id;
+}
+
+TEST(CudaBackend, EnergyRecorded) {
+  REQUIRE_CUDA(dev);
+  auto recs = run_points("copy", "vec16", {}, dev->id(), {"2^24"}, 5);
+  ASSERT_FALSE(recs.empty());
+  for (const auto& r : recs) {
+    ASSERT_EQ(r.value("status", ""), "ok") << r.value("message", "");
+    ASSERT_TRUE(r.contains("energy")) << r.dump();
+    const auto& e = r["energy"];
+    ASSERT_TRUE(e.contains("available"));
+    if (e["available"].get<bool>()) {
+      EXPECT_GT(e.value("avg_power_w", 0.0), 0.0) << e.dump();
+      EXPECT_GT(e.value("energy_per_rep_j", 0.0), 0.0) << e.dump();
+      EXPECT_GT(e.value("gb_per_j", 0.0), 0.0) << e.dump();
+      EXPECT_GE(e.value("seconds", 0.0), 0.2) << e.dump();
+      EXPECT_TRUE(e.contains("method"));
+    } else {
+      EXPECT_FALSE(e.value("reason", "").empty()) << e.dump();
+    }
+  }
+}
+
+}  // namespace
