@@ -178,20 +178,22 @@ TEST_F(CeilingsTest, CeilingsCommandWritesFileAndRecordsGetPct) {
       r.warmup = 1;
       auto recs = run(r);
       ASSERT_FALSE(recs.empty());
-      double best = 0;
       for (const auto& rec : recs) {
         SCOPED_TRACE(rec.dump());
         ASSERT_EQ(rec.value("status", ""), "ok");
         ASSERT_TRUE(rec.contains("pct_ceiling"));
         ASSERT_TRUE(rec.contains("ceiling"));
         EXPECT_EQ(rec["ceiling"]["source"], c->file.string());
-        const double pct = rec["pct_ceiling"].get<double>();
-        EXPECT_GT(pct, 0);
-        EXPECT_LE(pct, 120);  // measurement noise may pass 100, nothing absurd may
-        best = std::max(best, pct);
-        EXPECT_TRUE(rec.contains("pct_bw"));
+        // No timing bound here (timings on a loaded CI machine prove nothing): the
+        // percentages must follow from the record's own figures and the stored ceilings.
+        const double t = rec["timing"]["seconds"]["median"].get<double>();
+        const double floor_s = std::max(rec["flops"].get<double>() / (rec["ceiling"]["gflops"].get<double>() * 1e9),
+                                        rec["min_bytes"].get<double>() / (rec["ceiling"]["gbs"].get<double>() * 1e9));
+        EXPECT_NEAR(rec["pct_ceiling"].get<double>(), 100 * floor_s / t, 1e-6 * 100 * floor_s / t);
+        ASSERT_TRUE(rec.contains("pct_bw"));
+        EXPECT_NEAR(rec["pct_bw"].get<double>(), 100 * rec["gbs"].get<double>() / rec["ceiling"]["gbs"].get<double>(),
+                    1e-6 * rec["pct_bw"].get<double>());
       }
-      EXPECT_GT(best, 10) << op << " on " << dev << ": the best variant is far below its own ceiling";
     }
   }
 }
