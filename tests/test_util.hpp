@@ -86,11 +86,12 @@ inline std::vector<nlohmann::json> run_points(const RunSpec& spec, int* status =
   e.seed = fresh_seed();
   e.out_root = tmp.str();
   e.format = "json";
+  std::filesystem::path dir;
   testing::internal::CaptureStdout();
-  int st = run_experiment(e);
+  int st = run_experiment(e, &dir);
   testing::internal::GetCapturedStdout();
   if (status) *status = st;
-  return read_results(only_experiment(tmp.path()));
+  return read_results(dir);
 }
 
 inline std::string describe(const nlohmann::json& r) {

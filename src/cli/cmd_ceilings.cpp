@@ -77,17 +77,6 @@ std::vector<std::string> ids(const std::vector<std::shared_ptr<Variant>>& vs) {
   return out;
 }
 
-// The experiment folder run_experiment created: <root>/<stamp>-<name>[-i]; `name`
-// carries a random token, so exactly one folder matches.
-fs::path find_experiment(const fs::path& root, const std::string& name) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(root, ec)) {
-    const auto fname = e.path().filename().string();
-    if (e.is_directory() && fname.find("-" + name) != std::string::npos) return e.path();
-  }
-  throw Error(fmt::format("internal: cannot find the experiment folder of '{}' under '{}'", name, root.string()));
-}
-
 std::optional<CeilingValue> best(const std::vector<nlohmann::json>& recs, const std::string& dev, const std::string& op,
                                  const std::string& prec, const char* metric) {
   std::optional<CeilingValue> b;
@@ -124,8 +113,7 @@ int run_ceilings(const Opts& o, bool seed_given, const std::string& command_line
   auto devices = resolve_devices(o.device);
   Experiment e;
   std::random_device rd;
-  const std::string token = fmt::format("{:08x}", rd());
-  e.name = "ceilings-" + token;
+  e.name = "ceilings";
   e.out_root = o.out;
   e.best_only = true;
   e.command_line = command_line;
@@ -176,8 +164,8 @@ int run_ceilings(const Opts& o, bool seed_given, const std::string& command_line
   for (const auto& r : e.runs) runs.push_back(to_json(r));
   e.spec = {{"runs", runs}, {"seed", e.seed}, {"purpose", "hetbench ceilings"}};
 
-  const int rc = run_experiment(e);
-  const fs::path dir = find_experiment(o.out, e.name);
+  fs::path dir;
+  const int rc = run_experiment(e, &dir);
   const auto recs = read_results(dir);
 
   std::vector<std::vector<std::string>> table{{"device", "copy GB/s", "FMA S GFLOP/s", "FMA D GFLOP/s", "file"}};

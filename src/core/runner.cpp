@@ -285,15 +285,16 @@ nlohmann::json host_json() {
 
 }  // namespace
 
-void register_observer(std::shared_ptr<PointObserver> o) {
-  static_cast<void>(observers());
-  const_cast<std::vector<std::shared_ptr<PointObserver>>&>(observers()).push_back(std::move(o));
-}
-
-const std::vector<std::shared_ptr<PointObserver>>& observers() {
+namespace {
+std::vector<std::shared_ptr<PointObserver>>& observer_list() {
   static std::vector<std::shared_ptr<PointObserver>> all;
   return all;
 }
+}  // namespace
+
+void register_observer(std::shared_ptr<PointObserver> o) { observer_list().push_back(std::move(o)); }
+
+const std::vector<std::shared_ptr<PointObserver>>& observers() { return observer_list(); }
 
 nlohmann::json to_json(const RunSpec& r) {
   std::vector<std::string> precs;
@@ -303,7 +304,7 @@ nlohmann::json to_json(const RunSpec& r) {
           {"include_transfers", r.include_transfers}};
 }
 
-int run_experiment(const Experiment& e) {
+int run_experiment(const Experiment& e, std::filesystem::path* dir) {
   std::vector<ResolvedRun> runs;
   for (const auto& r : e.runs) runs.push_back(resolve(r));
 
@@ -330,6 +331,7 @@ int run_experiment(const Experiment& e) {
                         {"start_time", now_iso8601()},
                         {"status", "running"}};
   ExperimentWriter writer(e.out_root, e.name, exp);
+  if (dir) *dir = writer.dir();
   fmt::print(stderr, "hetbench: recording in {}\n", writer.dir().string());
 
   g_interrupted = false;

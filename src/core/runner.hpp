@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -43,7 +44,8 @@ Experiment experiment_from_file(const std::string& path);
 
 // Runs the experiment. Returns the process exit status: 0 when every point passed,
 // 1 when a point failed validation or hit an error, 130 when interrupted.
-// Bad input throws Error before anything is measured.
-int run_experiment(const Experiment& e);
+// Bad input throws Error before anything is measured. `dir`, when given, receives the
+// experiment folder.
+int run_experiment(const Experiment& e, std::filesystem::path* dir = nullptr);
 
 }  // namespace hetbench
