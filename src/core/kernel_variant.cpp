@@ -50,6 +50,7 @@ class KernelVariant final : public Variant {
   std::string source_path;
   std::string source_text;  // includes then the kernel file, with #line markers
   std::vector<std::pair<std::string, Expr>> lets;
+  std::vector<std::pair<std::string, Expr>> defines;  // extra -D NAME=value, per point
   std::vector<ScratchSpec> scratch;
   std::vector<LaunchSpec> launches;
 
@@ -99,6 +100,11 @@ std::unique_ptr<Instance> KernelVariant::prepare(Device& dev, const Problem& pro
   src.path = source_path;
   src.text = kernel_prelude(backend, prob.prec) + source_text;
   for (const auto& [k, v] : pv) src.defines.push_back(fmt::format("{}={}", k, v));
+  try {
+    for (const auto& [name, e] : defines) src.defines.push_back(fmt::format("{}={}", name, eval_int(e, vars)));
+  } catch (const Error& e) {
+    throw PointError(ctx(e.what()));
+  }
   inst->program = dev.build(src);
 
   std::map<std::string, Buffer*> scratch_bufs;
@@ -211,7 +217,7 @@ std::shared_ptr<KernelVariant> parse_metadata(const fs::path& json_path) {
   if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", json_path.string()));
   static const std::set<std::string> allowed{"name",   "op",       "description", "source",    "includes",
                                              "precisions", "requires", "params",   "constraints", "let",
-                                             "scratch", "launches", "entry",     "args",        "global",
+                                             "scratch", "defines", "launches", "entry",     "args",        "global",
                                              "local",   "backend"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!allowed.count(it.key())) m.fail(it.key(), "unknown key");
@@ -301,6 +307,15 @@ std::shared_ptr<KernelVariant> parse_metadata(const fs::path& json_path) {
     for (auto it = j["let"].begin(); it != j["let"].end(); ++it) {
       v->lets.emplace_back(it.key(), m.expr(it.value(), "let." + it.key(), known));
       known.insert(it.key());
+    }
+  }
+  // Compile-time values that depend on the problem, e.g. a GEMM's layout:
+  // "defines": {"TRANS_A": "ta"}.
+  if (j.contains("defines")) {
+    if (!j["defines"].is_object()) m.fail("defines", "expected an object of NAME: expression");
+    for (auto it = j["defines"].begin(); it != j["defines"].end(); ++it) {
+      if (v->param(it.key())) m.fail("defines." + it.key(), "is already a parameter");
+      v->defines.emplace_back(it.key(), m.expr(it.value(), "defines." + it.key(), known));
     }
   }
   std::set<std::string> buffers;
