@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -102,6 +103,32 @@ class Backend {
   // Empty when usable; otherwise one line saying why not (no driver, not built, ...).
   virtual std::string unavailable_reason() const = 0;
   virtual std::vector<std::shared_ptr<Device>> devices() = 0;
+};
+
+// A backend that looks for its devices once, on first use, so that a missing driver
+// costs nothing until the backend is asked for.
+class ScanningBackend : public Backend {
+ public:
+  std::string unavailable_reason() const final {
+    ensure();
+    return reason_;
+  }
+  std::vector<std::shared_ptr<Device>> devices() final {
+    ensure();
+    return devices_;
+  }
+
+ protected:
+  // Fills devices_, or reason_ (one line) when the backend cannot be used.
+  virtual void scan() = 0;
+  std::string reason_;
+  std::vector<std::shared_ptr<Device>> devices_;
+
+ private:
+  void ensure() const {
+    std::call_once(once_, [this] { const_cast<ScanningBackend*>(this)->scan(); });
+  }
+  mutable std::once_flag once_;
 };
 
 // All backends compiled in, in a fixed order: host, opencl, cuda.

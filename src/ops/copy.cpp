@@ -10,12 +10,10 @@ class CopyOp final : public Op {
   std::string name() const override { return "copy"; }
   std::string description() const override { return "y = x (the bandwidth ceiling)"; }
   std::size_t device_bytes(const Sizes& s, Precision p) const override {
-    return 2 * static_cast<std::size_t>(s.at("n")) * info(p).bytes;
+    return vector_bytes(s, p, 2);
   }
   std::unique_ptr<Problem> make_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
-    auto prob = std::make_unique<Problem>();
-    prob->prec = p;
-    prob->sizes = s;
+    auto prob = new_problem(s, p);
     auto n = static_cast<std::size_t>(s.at("n"));
     with_real(p, [&]<class T>() {
       prob->arrays.push_back(random_array<T>("x", n, seed, 1));

@@ -17,12 +17,10 @@ class DotOp final : public Op {
   std::string name() const override { return "dot"; }
   std::string description() const override { return "s = x . y"; }
   std::size_t device_bytes(const Sizes& s, Precision p) const override {
-    return (2 * static_cast<std::size_t>(s.at("n")) + 1) * info(p).bytes;
+    return vector_bytes(s, p, 2) + info(p).bytes;
   }
   std::unique_ptr<Problem> make_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
-    auto prob = std::make_unique<DotProblem>();
-    prob->prec = p;
-    prob->sizes = s;
+    auto prob = new_problem<DotProblem>(s, p);
     auto n = static_cast<std::size_t>(s.at("n"));
     with_real(p, [&]<class T>() {
       prob->arrays.push_back(random_array<T>("x", n, seed, 1));

@@ -37,12 +37,10 @@ class PeakOp final : public Op {
     return "FMA throughput: out_i = x_1024, x_0 = a_i, x_{k+1} = x_k*b + c (the compute ceiling)";
   }
   std::size_t device_bytes(const Sizes& s, Precision p) const override {
-    return 2 * static_cast<std::size_t>(s.at("n")) * info(p).bytes;
+    return vector_bytes(s, p, 2);
   }
   std::unique_ptr<Problem> make_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
-    auto prob = std::make_unique<Problem>();
-    prob->prec = p;
-    prob->sizes = s;
+    auto prob = new_problem(s, p);
     auto n = static_cast<std::size_t>(s.at("n"));
     with_real(p, [&]<class T>() {
       prob->arrays.push_back(random_array<T>("a", n, seed, 1));

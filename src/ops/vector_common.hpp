@@ -46,6 +46,20 @@ inline ArrayOperand output_array(const std::string& name, std::size_t n, std::si
   return ArrayOperand{name, false, Access::Out, n, elem, {}};
 }
 
+// A problem of the given sizes and precision, to be filled by the op.
+template <class P = Problem>
+std::unique_ptr<P> new_problem(const Sizes& s, Precision p) {
+  auto prob = std::make_unique<P>();
+  prob->prec = p;
+  prob->sizes = s;
+  return prob;
+}
+
+// Bytes of `vectors` arrays of n elements: what a vector op needs on the device.
+inline std::size_t vector_bytes(const Sizes& s, Precision p, std::size_t vectors) {
+  return vectors * static_cast<std::size_t>(s.at("n")) * info(p).bytes;
+}
+
 template <class T>
 bool is_poison(T v) {
   unsigned char b[sizeof(T)];

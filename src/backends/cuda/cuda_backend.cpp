@@ -241,26 +241,12 @@ void CudaBuffer::copy_from(Buffer& src) {
 
 namespace {
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public ScanningBackend {
  public:
   std::string name() const override { return "cuda"; }
-  std::string unavailable_reason() const override {
-    const_cast<CudaBackend*>(this)->scan();
-    return reason_;
-  }
-  std::vector<std::shared_ptr<Device>> devices() override {
-    scan();
-    return devices_;
-  }
 
  private:
-  bool scanned_ = false;
-  std::string reason_;
-  std::vector<std::shared_ptr<Device>> devices_;
-
-  void scan() {
-    if (scanned_) return;
-    scanned_ = true;
+  void scan() override {
     int n = 0;
     cudaError_t err = cudaGetDeviceCount(&n);
     if (err != cudaSuccess || n == 0) {

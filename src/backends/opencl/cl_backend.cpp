@@ -262,26 +262,12 @@ void ClBuffer::copy_from(Buffer& src) {
 
 namespace {
 
-class ClBackend final : public Backend {
+class ClBackend final : public ScanningBackend {
  public:
   std::string name() const override { return "opencl"; }
-  std::string unavailable_reason() const override {
-    const_cast<ClBackend*>(this)->scan();
-    return reason_;
-  }
-  std::vector<std::shared_ptr<Device>> devices() override {
-    scan();
-    return devices_;
-  }
 
  private:
-  bool scanned_ = false;
-  std::string reason_;
-  std::vector<std::shared_ptr<Device>> devices_;
-
-  void scan() {
-    if (scanned_) return;
-    scanned_ = true;
+  void scan() override {
     cl_uint np = 0;
     cl_int err = clGetPlatformIDs(0, nullptr, &np);
     if (err != CL_SUCCESS || np == 0) {
