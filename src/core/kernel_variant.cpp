@@ -35,6 +35,7 @@ struct ScratchSpec {
   std::string name;
   Expr count;
   bool is_int = false;
+  bool zero = false;  // zeroed once when prepared (counters that kernels reset themselves)
 };
 
 std::string read_text(const fs::path& p, const std::string& ctx) {
@@ -117,6 +118,7 @@ std::unique_ptr<Instance> KernelVariant::prepare(Device& dev, const Problem& pro
     }
     std::size_t elem = s.is_int ? 4 : info(prob.prec).bytes;
     inst->scratch.push_back(dev.alloc(static_cast<std::size_t>(std::max(1LL, count)) * elem));
+    if (s.zero) inst->scratch.back()->upload(std::vector<unsigned char>(inst->scratch.back()->bytes(), 0).data());
     scratch_bufs[s.name] = inst->scratch.back().get();
   }
 
@@ -330,6 +332,11 @@ std::shared_ptr<KernelVariant> parse_metadata(const fs::path& json_path) {
         auto t = m.str(s["type"], key + ".type");
         if (t != "real" && t != "int") m.fail(key + ".type", "expected 'real' or 'int'");
         sp.is_int = t == "int";
+      }
+      if (s.contains("init")) {
+        auto init = m.str(s["init"], key + ".init");
+        if (init != "zero" && init != "none") m.fail(key + ".init", "expected 'zero' or 'none'");
+        sp.zero = init == "zero";
       }
       v->scratch.push_back(std::move(sp));
       buffers.insert(it.key());

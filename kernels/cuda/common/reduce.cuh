@@ -33,6 +33,7 @@ __device__ __forceinline__ REAL hb_shfl_sum(REAL v) {
   return v;
 }
 
+#ifdef RWG  // only variants with a separate final pass define it
 // Final pass: one block of RWG threads adds n partial sums into out[0].
 extern "C" __global__ void __launch_bounds__(RWG) reduce_sum(const unsigned n, const REAL* __restrict__ in,
                                                              REAL* __restrict__ out) {
@@ -51,3 +52,4 @@ extern "C" __global__ void __launch_bounds__(RWG) reduce_sum_shfl(const unsigned
   s = hb_shfl_sum<RWG>(s);
   if (threadIdx.x == 0) out[0] = s;
 }
+#endif
