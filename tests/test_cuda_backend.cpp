@@ -285,7 +285,10 @@ TEST(CudaBackend, EnergyRecorded) {
       EXPECT_GT(e.value("avg_power_w", 0.0), 0.0) << e.dump();
       EXPECT_GT(e.value("energy_per_rep_j", 0.0), 0.0) << e.dump();
       EXPECT_GT(e.value("gb_per_j", 0.0), 0.0) << e.dump();
-      EXPECT_GE(e.value("seconds", 0.0), 0.2) << e.dump();
+      // The back-to-back window is HETBENCH_ENERGY_MS (default 250 ms).
+      const char* ms = std::getenv("HETBENCH_ENERGY_MS");
+      const double window = (ms && *ms ? std::atof(ms) : 250.0) * 1e-3;
+      EXPECT_GE(e.value("seconds", 0.0), 0.8 * window) << e.dump();
       EXPECT_TRUE(e.contains("method"));
     } else {
       EXPECT_FALSE(e.value("reason", "").empty()) << e.dump();
