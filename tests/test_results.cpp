@@ -138,3 +138,34 @@ TEST(Results, SweepSpecAndPresetsRun) {
     EXPECT_NO_THROW(hetbench::experiment_from_file(source_dir() + "/bench/" + preset));
   }
 }
+
+TEST(Results, IncludeTransfersIsRecorded) {
+  TempDir out;
+  auto r = run_hetbench("run axpy --device host,opencl:0:0 --variant omp,vec --size 4097 --reps 3 --include-transfers --out " +
+                        out.str());
+  ASSERT_EQ(r.status, 0) << r.output;
+  auto recs = hetbench::read_results(only_experiment(out.path()));
+  ASSERT_FALSE(recs.empty());
+  for (const auto& rec : recs) {
+    EXPECT_EQ(rec["status"], "ok") << describe(rec);
+    EXPECT_EQ(rec["timing"]["timed"], "kernel+transfers");
+  }
+}
+
+TEST(Results, BuiltProgramsAreCachedOnDisk) {
+  TempDir cache, out;
+  const std::string env = "HETBENCH_CACHE_DIR=" + cache.str();
+  auto r = run_hetbench("run dot --device opencl:0:0 --variant local --size 1000 --reps 1 --out " + out.str(), env);
+  ASSERT_EQ(r.status, 0) << r.output;
+  auto dir = cache.path() / "opencl";
+  ASSERT_TRUE(std::filesystem::is_directory(dir));
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) files += e.path().extension() == ".bin";
+  EXPECT_EQ(files, 2u);  // one program per precision
+  // A second process builds nothing new: it loads the same two binaries.
+  r = run_hetbench("run dot --device opencl:0:0 --variant local --size 1000 --reps 1 --out " + out.str(), env);
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::size_t again = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) again += e.path().extension() == ".bin";
+  EXPECT_EQ(again, 2u);
+}
