@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "hetbench/device.hpp"
 #include "hetbench/expr.hpp"
 #include "hetbench/op.hpp"
@@ -63,6 +65,10 @@ void register_variant(std::shared_ptr<Variant> v);
 // Adds every *.json kernel description found under a file or folder; throws Error
 // naming the file and key on malformed metadata.
 void load_variant_metadata(const std::string& path);
+// Registers a kernel variant from a metadata object built in code (foreign formats such
+// as GEMMbench entries are translated into it); files are relative to `dir`.
+std::shared_ptr<Variant> register_variant_json(const nlohmann::ordered_json& j, const std::string& dir,
+                                               const std::string& origin);
 // All variants: the built-in ones, kernel metadata from the kernel folder and from
 // $HETBENCH_KERNELS and --kernels paths.
 const std::vector<std::shared_ptr<Variant>>& all_variants();

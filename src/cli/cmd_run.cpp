@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "core/gemmbench.hpp"
 #include "core/runner.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
@@ -55,6 +56,7 @@ Command add_run(CLI::App& app, const std::string& command_line) {
     RunSpec r;
     std::string variant = "all", precisions = "S,D";
     std::vector<std::string> params;
+    std::string kernel, lws;
   };
   auto o = std::make_shared<Opts>();
   sub->add_option("op", o->r.op, "copy, axpy, dot, ...")->required();
@@ -67,6 +69,8 @@ Command add_run(CLI::App& app, const std::string& command_line) {
   sub->add_option("--reps", o->r.reps, "timed repetitions")->capture_default_str();
   sub->add_option("--warmup", o->r.warmup, "untimed runs before timing")->capture_default_str();
   sub->add_flag("--include-transfers", o->r.include_transfers, "time host-device transfers too");
+  sub->add_option("--kernel", o->kernel, "gemm: a GEMMbench entry (.json) or a folder of entries, run unmodified");
+  sub->add_option("--lws", o->lws, "gemm with --kernel: the local size J,I (GEMMbench's lws)");
   add_common(sub, o->c);
   return {sub, [o, sub, command_line] {
             Experiment e;
@@ -78,10 +82,32 @@ Command add_run(CLI::App& app, const std::string& command_line) {
                 throw Error(fmt::format("malformed --param '{}': expected NAME=values", p));
               o->r.params[p.substr(0, eq)] = p.substr(eq + 1);
             }
+            if (!o->lws.empty()) {
+              auto comma = o->lws.find(',');
+              if (comma == std::string::npos || o->kernel.empty())
+                throw Error(fmt::format("--lws '{}': expected J,I together with --kernel", o->lws));
+              o->r.params["LWS_J"] = o->lws.substr(0, comma);
+              o->r.params["LWS_I"] = o->lws.substr(comma + 1);
+            }
             e.name = o->r.op;
-            e.runs.push_back(o->r);
+            if (o->kernel.empty()) {
+              e.runs.push_back(o->r);
+            } else {
+              if (o->r.op != "gemm")
+                throw Error(fmt::format("--kernel takes GEMMbench entries, which are gemm kernels, not {}", o->r.op));
+              // One run per entry: each fixes its own precision and layout.
+              for (const auto& entry : load_gemmbench(o->kernel)) {
+                RunSpec r = o->r;
+                r.variants = {entry.variant->id()};
+                r.precisions = {entry.type};
+                r.sizes = gemmbench_sizes(entry, o->r.sizes);
+                e.runs.push_back(r);
+              }
+            }
             e.command_line = command_line;
-            e.spec = {{"runs", {to_json(o->r)}}};
+            e.spec = {{"runs", nlohmann::json::array()}};
+            for (const auto& r : e.runs) e.spec["runs"].push_back(to_json(r));
+            if (!o->kernel.empty()) e.spec["gemmbench"] = o->kernel;
             apply(o->c, e, sub->count("--seed") > 0);
             e.spec["seed"] = e.seed;
             return run_experiment(e);

@@ -206,17 +206,11 @@ class Meta {
   std::string file_;
 };
 
-std::shared_ptr<KernelVariant> parse_metadata(const fs::path& json_path) {
-  Meta m(json_path.string());
-  ojson j;
-  try {
-    j = ojson::parse(read_text(json_path, json_path.string()));
-  } catch (const ojson::parse_error& e) {
-    std::string w = e.what();
-    auto p = w.find("] ");
-    throw Error(fmt::format("{}: invalid JSON: {}", json_path.string(), p == std::string::npos ? w : w.substr(p + 2)));
-  }
-  if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", json_path.string()));
+// A kernel variant from a metadata object; `origin` names it in messages and relative
+// file names start at `dir`.
+std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path& dir, const std::string& origin) {
+  Meta m(origin);
+  if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", origin));
   static const std::set<std::string> allowed{"name",   "op",       "description", "source",    "includes",
                                              "precisions", "requires", "params",   "constraints", "let",
                                              "scratch", "defines", "launches", "entry",     "args",        "global",
@@ -227,7 +221,7 @@ std::shared_ptr<KernelVariant> parse_metadata(const fs::path& json_path) {
     if (!j.contains(req)) m.fail(req, "missing");
 
   auto v = std::make_shared<KernelVariant>();
-  v->origin = json_path.string();
+  v->origin = origin;
   v->kind = "kernel";
   v->name = m.str(j["name"], "name");
   v->op = m.str(j["op"], "op");
@@ -239,7 +233,7 @@ std::shared_ptr<KernelVariant> parse_metadata(const fs::path& json_path) {
   }
   v->description = j.contains("description") ? m.str(j["description"], "description") : "";
   auto src_name = m.str(j["source"], "source");
-  fs::path src = json_path.parent_path() / src_name;
+  fs::path src = dir / src_name;
   if (j.contains("backend")) v->backend = m.str(j["backend"], "backend");
   else if (src.extension() == ".cl") v->backend = "opencl";
   else if (src.extension() == ".cu") v->backend = "cuda";
@@ -405,7 +399,7 @@ std::shared_ptr<KernelVariant> parse_metadata(const fs::path& json_path) {
     if (!j["includes"].is_array()) m.fail("includes", "expected an array of file names");
     for (std::size_t i = 0; i < j["includes"].size(); ++i) {
       auto key = fmt::format("includes[{}]", i);
-      fs::path inc = json_path.parent_path() / m.str(j["includes"][i], key);
+      fs::path inc = dir / m.str(j["includes"][i], key);
       if (!fs::exists(inc)) m.fail(key, fmt::format("file '{}' not found", inc.string()));
       text += fmt::format("#line 1 \"{}\"\n{}\n", inc.filename().string(), read_text(inc, m.file()));
     }
@@ -415,7 +409,28 @@ std::shared_ptr<KernelVariant> parse_metadata(const fs::path& json_path) {
   return v;
 }
 
+ojson read_json_file(const fs::path& path) {
+  try {
+    return ojson::parse(read_text(path, path.string()));
+  } catch (const ojson::parse_error& e) {
+    std::string w = e.what();
+    auto p = w.find("] ");
+    throw Error(fmt::format("{}: invalid JSON: {}", path.string(), p == std::string::npos ? w : w.substr(p + 2)));
+  }
+}
+
+std::shared_ptr<KernelVariant> parse_metadata(const fs::path& json_path) {
+  return variant_from_json(read_json_file(json_path), json_path.parent_path(), json_path.string());
+}
+
 }  // namespace
+
+std::shared_ptr<Variant> register_variant_json(const nlohmann::ordered_json& j, const std::string& dir,
+                                               const std::string& origin) {
+  auto v = variant_from_json(j, dir, origin);
+  register_variant(v);
+  return v;
+}
 
 void load_variant_metadata(const std::string& path) {
   fs::path p(path);

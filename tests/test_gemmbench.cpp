@@ -1,0 +1,102 @@
+// GEMMbench entries run unmodified through `hetbench run gemm --kernel`.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "test_util.hpp"
+
+using namespace hetbench::test;
+using testing::HasSubstr;
+
+namespace {
+
+// An own kernel in GEMMbench's format: SGEMM, A normal, B transposed, 1x1 per work-item.
+const char* kNt1x1 = R"CL(
+kernel void gemm(global const float* restrict A, global const float* restrict B, global float* restrict C,
+                 float alpha, float beta, uint n) {
+  const uint j = get_global_id(0), i = get_global_id(1);
+  float acc = 0.0f;
+  for (uint k = 0; k < n; ++k) acc += A[i * n + k] * B[j * n + k];
+  C[i * n + j] = alpha * acc + beta * C[i * n + j];
+}
+)CL";
+
+// DGEMM NN, 4 rows of C per work-item (di = 4): GEMMbench's coarsening.
+const char* kNn4x1 = R"CL(
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+kernel void gemm(global const double* restrict A, global const double* restrict B, global double* restrict C,
+                 double alpha, double beta, uint n) {
+  const uint j = get_global_id(0), i0 = get_global_id(1) * 4;
+  double acc[4] = {0, 0, 0, 0};
+  for (uint k = 0; k < n; ++k) {
+    const double b = B[k * n + j];
+    for (uint r = 0; r < 4; ++r) acc[r] += A[(i0 + r) * n + k] * b;
+  }
+  for (uint r = 0; r < 4; ++r) C[(i0 + r) * n + j] = alpha * acc[r] + beta * C[(i0 + r) * n + j];
+}
+)CL";
+
+void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+}  // namespace
+
+TEST(Gemmbench, EntryRunsUnmodified) {
+  TempDir d;
+  write(d.path() / "SGEMM_NT_1x1.cl", kNt1x1);
+  write(d.path() / "SGEMM_NT_1x1.json",
+        R"({"name": "SGEMM_NT_1x1", "file": "SGEMM_NT_1x1.cl", "type": "S", "transA": "N", "transB": "T", "dj": 1, "di": 1})");
+  auto r = run_hetbench("run gemm --kernel " + (d.path() / "SGEMM_NT_1x1.json").string() +
+                        " --device opencl:0:0 --size 16,40 --lws 4,2 --reps 2 --out " + (d.path() / "out").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  auto recs = hetbench::read_results(only_experiment(d.path() / "out"));
+  ASSERT_EQ(recs.size(), 2u);
+  for (const auto& rec : recs) {
+    EXPECT_EQ(rec["status"], "ok") << describe(rec);
+    EXPECT_EQ(rec["precision"], "S");
+    EXPECT_EQ(rec["sizes"]["tb"], 1);
+    EXPECT_EQ(rec["params"]["LWS_J"], 4);
+  }
+}
+
+TEST(Gemmbench, FolderOfEntriesEachWithItsTypeAndLayout) {
+  TempDir d;
+  write(d.path() / "s.cl", kNt1x1);
+  write(d.path() / "d.cl", kNn4x1);
+  write(d.path() / "s.json", R"({"name": "gb_s", "file": "s.cl", "type": "S", "transA": "N", "transB": "T", "dj": 1, "di": 1})");
+  write(d.path() / "d.json", R"({"name": "gb_d", "file": "d.cl", "type": "D", "transA": "N", "transB": "N", "dj": 1, "di": 4})");
+  auto r = run_hetbench("run gemm --kernel " + d.str() + " --device opencl:0:0 --size 32 --reps 1 --out " +
+                        (d.path() / "out").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  auto recs = hetbench::read_results(only_experiment(d.path() / "out"));
+  ASSERT_EQ(recs.size(), 2u);
+  for (const auto& rec : recs) {
+    EXPECT_EQ(rec["status"], "ok") << describe(rec);
+    EXPECT_EQ(rec["precision"], rec["variant"] == "gb_s" ? "S" : "D");
+  }
+}
+
+TEST(Gemmbench, BadDimensionsAndEntriesAreClearErrors) {
+  TempDir d;
+  write(d.path() / "d.cl", kNn4x1);
+  write(d.path() / "d.json", R"({"name": "gb_d4", "file": "d.cl", "type": "D", "transA": "N", "transB": "N", "dj": 1, "di": 4})");
+  auto out = " --out " + (d.path() / "out").string();
+  auto r = run_hetbench("run gemm --kernel " + (d.path() / "d.json").string() + " --size 66" + out);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.output, HasSubstr("the order 66 is not divisible by 4"));
+  r = run_hetbench("run gemm --kernel " + (d.path() / "d.json").string() + " --size 64@NT" + out);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.output, HasSubstr("asks for layout NT"));
+  r = run_hetbench("run gemm --kernel " + (d.path() / "d.json").string() + " --size 64x64x32" + out);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.output, HasSubstr("square matrices"));
+  write(d.path() / "bad.json", R"({"name": "b", "file": "d.cl", "type": "D", "transA": "N", "transB": "X", "dj": 1, "di": 4})");
+  r = run_hetbench("run gemm --kernel " + (d.path() / "bad.json").string() + " --size 64" + out);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.output, HasSubstr("bad.json: key 'transB'"));
+  write(d.path() / "nodi.json", R"({"name": "b", "file": "d.cl", "type": "D", "transA": "N", "transB": "N", "dj": 1})");
+  r = run_hetbench("run gemm --kernel " + (d.path() / "nodi.json").string() + " --size 64" + out);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.output, HasSubstr("nodi.json: key 'di': missing"));
+  r = run_hetbench("run dot --kernel " + (d.path() / "d.json").string() + " --size 64" + out);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.output, HasSubstr("--kernel takes GEMMbench entries"));
+}
