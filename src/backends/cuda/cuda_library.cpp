@@ -124,6 +124,37 @@ const VariantRegistrar<CudaLibVariant> reg_dot(
                    "cublasSdot", d);
     });
 
+// Row-major C = alpha op(A) op(B) + beta C through column-major cuBLAS: the row-major
+// C (m x n) is the column-major C^T, and C^T = alpha op(B)^T op(A)^T + beta C^T, so the
+// operands swap places. A stored row-major m x k reads as a column-major k x m (ld k);
+// stored transposed (k x m) as a column-major m x k (ld m); B likewise.
+const VariantRegistrar<CudaLibVariant> reg_gemm(
+    "gemm", "cublas", "cuBLAS", "cuBLAS Sgemm/Dgemm on row-major data (computed as C^T = B^T A^T), default math mode",
+    [](CudaCall& c) {
+      auto& d = *c.dev;
+      const auto& s = c.prob->sizes;
+      const auto m = s.at("m"), n = s.at("n"), k = s.at("k");
+      for (auto v : {m, n, k})
+        if (v > INT32_MAX) throw PointError(fmt::format("cuBLAS takes sizes as int: {} is too large", v));
+      const bool ta = s.at("ta") != 0, tb = s.at("tb") != 0;
+      const cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+      const int M = static_cast<int>(m), N = static_cast<int>(n), K = static_cast<int>(k);
+      const int lda = ta ? M : K, ldb = tb ? K : N;
+      auto h = d.blas();
+      blas_check(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode", d);
+      const double a = c.prob->scalar("alpha")->value, b = c.prob->scalar("beta")->value;
+      if (c.dbl()) {
+        blas_check(cublasDgemm(h, opb, opa, N, M, K, &a, static_cast<const double*>(c.ptr("B")), ldb,
+                               static_cast<const double*>(c.ptr("A")), lda, &b, static_cast<double*>(c.ptr("C")), N),
+                   "cublasDgemm", d);
+      } else {
+        const float af = static_cast<float>(a), bf = static_cast<float>(b);
+        blas_check(cublasSgemm(h, opb, opa, N, M, K, &af, static_cast<const float*>(c.ptr("B")), ldb,
+                               static_cast<const float*>(c.ptr("A")), lda, &bf, static_cast<float*>(c.ptr("C")), N),
+                   "cublasSgemm", d);
+      }
+    });
+
 const VariantRegistrar<CudaLibVariant> reg_cub(
     "dot", "cub", "CUB",
     "CUB DeviceReduce::TransformReduce of x[i]*y[i] (nvcc, sm_90); temporary storage allocated before timing",

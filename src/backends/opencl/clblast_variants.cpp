@@ -123,6 +123,30 @@ void dot_t(ClDevice& dev, const Problem& prob, const BufferMap& bufs) {
   dev.take_slot();
 }
 
+// Row-major GEMM with hetbench's layouts: T means the matrix is stored transposed, so
+// its leading dimension is the other extent. CLBlast may pad or transpose operands in
+// extra kernels; the marker before the call opens the timed interval over all of them.
+template <class T>
+void gemm_t(ClDevice& dev, const Problem& prob, const BufferMap& bufs) {
+  const auto& s = prob.sizes;
+  const std::size_t m = s.at("m"), n = s.at("n"), k = s.at("k");
+  const bool ta = s.at("ta") != 0, tb = s.at("tb") != 0;
+  using clblast::Transpose;
+  cl_command_queue q = dev.queue();
+  HB_CL(clEnqueueMarkerWithWaitList(q, 0, nullptr, dev.event_slot()), dev.id());
+  dev.take_slot();
+  check(clblast::Gemm<T>(clblast::Layout::kRowMajor, ta ? Transpose::kYes : Transpose::kNo,
+                         tb ? Transpose::kYes : Transpose::kNo, m, n, k, static_cast<T>(prob.scalar("alpha")->value),
+                         mem(bufs, "A"), 0, ta ? m : k, mem(bufs, "B"), 0, tb ? k : n,
+                         static_cast<T>(prob.scalar("beta")->value), mem(bufs, "C"), 0, n, &q, dev.event_slot()),
+        "Gemm", dev.id());
+  dev.take_slot();
+}
+
+void gemm(ClDevice& dev, const Problem& prob, const BufferMap& bufs) {
+  prob.prec == Precision::S ? gemm_t<float>(dev, prob, bufs) : gemm_t<double>(dev, prob, bufs);
+}
+
 void axpy(ClDevice& dev, const Problem& prob, const BufferMap& bufs) {
   prob.prec == Precision::S ? axpy_t<float>(dev, prob, bufs) : axpy_t<double>(dev, prob, bufs);
 }
@@ -137,13 +161,16 @@ const bool registered = [] {
   register_variant(std::make_shared<ClblastVariant>(
       "dot", "CLBlast clblast::Dot (2 kernels); timed from a marker before it, so CLBlast's host set-up is included",
       dot));
+  register_variant(std::make_shared<ClblastVariant>(
+      "gemm", "CLBlast clblast::Gemm, row-major; timed from a marker before it (padding/transpose kernels included)",
+      gemm));
   return true;
 }();
 
 #else
 
 const bool registered = [] {
-  for (const char* id : {"opencl/axpy/clblast", "opencl/dot/clblast"})
+  for (const char* id : {"opencl/axpy/clblast", "opencl/dot/clblast", "opencl/gemm/clblast"})
     missing_baselines().emplace_back(id, "CLBlast was not found at build time (install libclblast-dev)");
   return true;
 }();
