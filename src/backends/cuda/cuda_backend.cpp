@@ -1,4 +1,5 @@
 #include "backends/cuda/cuda_backend.hpp"
+#include "core/nvidia_arch.hpp"
 
 #include <cublas_v2.h>
 
@@ -21,24 +22,6 @@ void cuda_fail(cudaError_t err, const char* call, const std::string& where) {
 }
 
 namespace {
-
-// FP32 and FP64 lanes per SM by compute capability (CUDA programming guide, arithmetic
-// instruction throughput table).
-std::pair<int, int> sm_lanes(int major, int minor) {
-  switch (major * 10 + minor) {
-    case 60: return {64, 32};
-    case 61: case 62: return {128, 4};
-    case 70: case 72: return {64, 32};
-    case 75: return {64, 2};
-    case 80: return {64, 32};
-    case 86: case 87: case 89: return {128, 2};
-    case 90: return {128, 64};
-    case 100: case 103: return {128, 64};
-    case 110: return {128, 64};
-    case 120: case 121: return {128, 2};
-    default: return {0, 0};
-  }
-}
 
 int attr(cudaDeviceAttr a, int dev) {
   int v = 0;
@@ -92,7 +75,7 @@ CudaDevice::CudaDevice(int ordinal) : ordinal_(ordinal) {
 
   char bus_id[32] = {0};
   if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, ordinal) != cudaSuccess) cudaGetLastError();
-  auto [f32, f64] = sm_lanes(p.major, p.minor);
+  auto [f32, f64] = nvidia_sm_lanes(p.major, p.minor);
   auto& x = i.extra;
   x["compute_capability"] = fmt::format("{}.{}", p.major, p.minor);
   x["sm_count"] = p.multiProcessorCount;

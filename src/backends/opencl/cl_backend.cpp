@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "backends/opencl/cl_check.hpp"
+#include "core/nvidia_arch.hpp"
 #include "hetbench/error.hpp"
 
 namespace hetbench {
@@ -64,23 +65,6 @@ std::string platform_string(cl_platform_id p, cl_platform_info what) {
   clGetPlatformInfo(p, what, n, s.data(), nullptr);
   while (!s.empty() && s.back() == '\0') s.pop_back();
   return s;
-}
-
-// FP32 and FP64 lanes per streaming multiprocessor by compute capability.
-std::pair<int, int> nv_lanes(int major, int minor) {
-  int cc = major * 10 + minor;
-  switch (cc) {
-    case 60: return {64, 32};
-    case 61: case 62: return {128, 4};
-    case 70: case 72: return {64, 32};
-    case 75: return {64, 2};
-    case 80: return {64, 32};
-    case 86: case 87: case 89: return {128, 2};
-    case 90: return {128, 64};
-    case 100: case 103: return {128, 64};
-    case 120: case 121: return {128, 2};
-    default: return {0, 0};
-  }
 }
 
 }  // namespace
@@ -147,7 +131,7 @@ ClDevice::ClDevice(cl_platform_id p, cl_device_id d, int pi, int di) : dev_(d) {
       cl_int v = 0;
       if (clGetDeviceInfo(d, what, sizeof v, &v, nullptr) == CL_SUCCESS) i.extra[key] = v;
     }
-    auto [f32, f64] = nv_lanes(static_cast<int>(major), static_cast<int>(minor));
+    auto [f32, f64] = nvidia_sm_lanes(static_cast<int>(major), static_cast<int>(minor));
     if (f32 > 0 && i.max_clock_mhz > 0) {
       double ghz = i.max_clock_mhz * 1e-3;
       i.peak_gflops_s = i.compute_units * f32 * 2.0 * ghz;
