@@ -28,6 +28,8 @@ def main():
     if not recs:
         print("no ok points found")
         return 1
+    gemm = [r for r in recs if r["op"] == "gemm"]
+    recs = [r for r in recs if r["op"] != "gemm"]
     ceiling = {}
     for r in recs:
         if r["op"] == "copy":
@@ -56,7 +58,35 @@ def main():
         rt = lambda a, b: f"{a / b:.3f}" if a and b else "-"
         print(f"{dev:<12} {op:<5} {p:<2} {label(own):<30} {f(og):>7} {label(ven)[:10]:<10} {f(vg):>7} {f(ceil):>7} "
               f"{rt(og, ceil):>8} {rt(og, vg):>8} {gbj:>6}")
+    if gemm:
+        gemm_table(gemm)
     return 0
+
+
+def gemm_table(recs):
+    """GEMM: TFLOP/s of the best own kernel and library per device, against cuBLAS."""
+    def size(r):
+        s = r["sizes"]
+        return f"{s['m']}x{s['n']}x{s['k']}"
+
+    def top(rs):
+        return max(rs, key=lambda r: r["gflops"]) if rs else None
+
+    print()
+    hdr = f"{'device':<12} {'p':<2} {'size':<16} {'best own':<34} {'TFLOP/s':>8} {'library':<8} {'TFLOP/s':>8} {'own/cuBLAS':>10}"
+    print(hdr)
+    print("-" * len(hdr))
+    for p, sz in sorted({(r["precision"], size(r)) for r in recs}):
+        rs = [r for r in recs if r["precision"] == p and size(r) == sz]
+        cublas = top([r for r in rs if r["variant"] == "cublas"])
+        for dev in sorted({r["device"] for r in rs}):
+            own = top([r for r in rs if r["device"] == dev and r.get("kind") == "kernel"])
+            lib = top([r for r in rs if r["device"] == dev and r.get("kind") == "library"])
+            ps = ",".join(f"{k}={v}" for k, v in sorted((own or {}).get("params", {}).items()))
+            name = ((own["variant"] + (f"[{ps}]" if ps else "")) if own else "-")[:34]
+            t = lambda r: f"{r['gflops'] / 1e3:.1f}" if r else "-"
+            ratio = f"{own['gflops'] / cublas['gflops']:.2f}" if own and cublas else "-"
+            print(f"{dev:<12} {p:<2} {sz:<16} {name:<34} {t(own):>8} {(lib or {}).get('variant', '-'):<8} {t(lib):>8} {ratio:>10}")
 
 
 if __name__ == "__main__":
