@@ -68,9 +68,6 @@ class Program {
   virtual ~Program() = default;
   virtual void launch(const std::string& kernel, const std::vector<KernelArg>& args, const Dims& global,
                       const Dims& local) = 0;
-  // Type names of the kernel's arguments where the backend can tell (OpenCL arg info);
-  // empty otherwise.
-  virtual std::vector<std::string> arg_types(const std::string& kernel) { (void)kernel; return {}; }
 };
 
 struct ProgramSource {

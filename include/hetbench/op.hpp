@@ -61,7 +61,6 @@ class Problem {
 
   const ArrayOperand& array(const std::string& name) const;
   const ScalarOperand* scalar(const std::string& name) const;
-  std::size_t device_bytes() const;
 };
 
 class Op {

@@ -39,12 +39,6 @@ const ScalarOperand* Problem::scalar(const std::string& name) const {
   return nullptr;
 }
 
-std::size_t Problem::device_bytes() const {
-  std::size_t b = 0;
-  for (const auto& a : arrays) b += a.bytes() * (a.access == Access::InOut ? 2 : 1);
-  return b;
-}
-
 std::vector<Sizes> Op::parse_sizes(const std::string& spec) const {
   std::vector<Sizes> out;
   auto names = size_names();
