@@ -14,8 +14,18 @@
 
 namespace hetbench {
 
-using Sizes = std::map<std::string, std::int64_t>;
-std::string format_sizes(const Sizes& s);  // "n=1000" or "m=64,n=32,k=16"
+// A problem's dimensions by name (usable in metadata expressions). An op that reads its
+// problem from an input (spmv: a Matrix Market file or a generator spec) names the input
+// too, and its dimensions are the input's (rows, cols, nnz, ...).
+struct Sizes : std::map<std::string, std::int64_t> {
+  using std::map<std::string, std::int64_t>::map;
+  std::string input;  // e.g. "gen:poisson3d:n=128" or "m.mtx"; empty when sizes alone say it
+  bool operator==(const Sizes&) const = default;
+};
+// "n=1000", "m=64,n=32,k=16" or "gen:poisson3d:n=8 (rows=512,...)"
+std::string format_sizes(const Sizes& s);
+// As recorded: the dimensions, plus "input" when there is one.
+void to_json(nlohmann::json& j, const Sizes& s);
 
 enum class Access { In, Out, InOut };
 
@@ -73,6 +83,13 @@ class Op {
   virtual std::vector<std::string> size_names() const { return {"n"}; }
   // One --size token ("1000", "2^20", "1e6", ranges) to a list of problems; throws Error.
   virtual std::vector<Sizes> parse_sizes(const std::string& spec) const;
+  // The kind of input the op reads its problems from ("matrix" for spmv), or "" when
+  // --size alone gives them.
+  virtual std::string input_kind() const { return ""; }
+  // One input token (a file or generator spec) to a problem: reads or generates the
+  // input (with the experiment's seed) and returns its dimensions; throws Error naming
+  // the file, line or key on bad input.
+  virtual std::vector<Sizes> parse_input(const std::string& token, std::uint64_t seed) const;
   // Bytes the problem needs on the device, without building it (memory checks up front).
   virtual std::size_t device_bytes(const Sizes& s, Precision p) const = 0;
   virtual std::unique_ptr<Problem> make_problem(const Sizes& s, Precision p, std::uint64_t seed) const = 0;

@@ -1,19 +1,25 @@
-// hetbench list [ops|variants] [--op OP]: what can run.
+// hetbench list [ops|variants|generators] [--op OP]: what can run.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
+#include "sparse/generators.hpp"
 
 namespace hetbench::cli {
 
 namespace {
 
 int show(const std::string& what, const std::string& op_filter) {
-  if (what != "ops" && what != "variants" && what != "all")
-    throw Error(fmt::format("unknown list '{}': expected ops or variants", what));
+  if (what != "ops" && what != "variants" && what != "generators" && what != "all")
+    throw Error(fmt::format("unknown list '{}': expected ops, variants or generators", what));
   if (!op_filter.empty()) find_op(op_filter);
+  if (what == "generators" || what == "all") {
+    fmt::print("matrix generators (spmv --matrix gen:NAME:k=v,...; also any Matrix Market .mtx file):\n");
+    for (const auto& g : generator_infos()) fmt::print("  {:<40} {}\n", g.usage, g.description);
+    if (what == "generators") return 0;
+  }
   if (what != "variants") {
     fmt::print("ops:\n");
     for (const auto* op : all_ops()) {
@@ -50,7 +56,7 @@ Command add_list(CLI::App& app) {
   auto* sub = app.add_subcommand("list", "list ops and variants");
   auto what = std::make_shared<std::string>("all");
   auto op = std::make_shared<std::string>();
-  sub->add_option("what", *what, "ops or variants");
+  sub->add_option("what", *what, "ops, variants or generators");
   sub->add_option("--op", *op, "only this op's variants");
   return {sub, [what, op] { return show(*what, *op); }};
 }

@@ -64,7 +64,9 @@ Command add_run(CLI::App& app, const std::string& command_line) {
   sub->add_option("--device", o->r.devices, "host, opencl:P:D, cuda:N, a unique name substring, or all")
       ->capture_default_str();
   sub->add_option("--precision", o->precisions, "S,D (later DF,DD)")->capture_default_str();
-  sub->add_option("--size", o->r.sizes, "sizes: 1000,2^20,1e6 or a:b:step or a:b:*2 (repeatable)")->required();
+  sub->add_option("--size", o->r.sizes, "sizes: 1000,2^20,1e6 or a:b:step or a:b:*2 (repeatable)");
+  sub->add_option("--matrix", o->r.inputs,
+                  "spmv: a Matrix Market file or a generator, gen:NAME:k=v,... (repeatable; `hetbench list generators`)");
   sub->add_option("--param", o->params, "NAME=values, e.g. WG=64,128,256 or WG=8:1024:*2 (repeatable)");
   sub->add_option("--reps", o->r.reps, "timed repetitions")->capture_default_str();
   sub->add_option("--warmup", o->r.warmup, "untimed runs before timing")->capture_default_str();

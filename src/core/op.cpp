@@ -17,7 +17,13 @@ std::vector<std::unique_ptr<Op>>& op_registry() {
 std::string format_sizes(const Sizes& s) {
   std::string out;
   for (const auto& [k, v] : s) out += fmt::format("{}{}={}", out.empty() ? "" : ",", k, v);
-  return out;
+  return s.input.empty() ? out : fmt::format("{} ({})", s.input, out);
+}
+
+void to_json(nlohmann::json& j, const Sizes& s) {
+  j = nlohmann::json::object();
+  for (const auto& [k, v] : s) j[k] = v;
+  if (!s.input.empty()) j["input"] = s.input;
 }
 
 nlohmann::json to_json(const Validation& v) {
@@ -49,6 +55,10 @@ std::vector<Sizes> Op::parse_sizes(const std::string& spec) const {
     out.push_back(s);
   }
   return out;
+}
+
+std::vector<Sizes> Op::parse_input(const std::string& token, std::uint64_t) const {
+  throw Error(fmt::format("op {} takes no input such as '{}': give its problems with --size", name(), token));
 }
 
 void register_op(std::unique_ptr<Op> op) { op_registry().push_back(std::move(op)); }

@@ -18,6 +18,9 @@ std::string format_seconds(double s) {
 namespace {
 
 std::string sizes_str(const nlohmann::json& j) {
+  // An input (a matrix) names the problem; its nnz says how big it is.
+  if (j.contains("input") && j["input"].is_string())
+    return j["input"].get<std::string>() + (j.contains("nnz") ? fmt::format(" nnz={}", j["nnz"].dump()) : "");
   std::string s;
   for (auto it = j.begin(); it != j.end(); ++it) s += fmt::format("{}{}={}", s.empty() ? "" : ",", it.key(), it.value().dump());
   return s;

@@ -66,7 +66,7 @@ std::string list_names(const std::vector<std::shared_ptr<Variant>>& vs) {
   return s;
 }
 
-ResolvedRun resolve(const RunSpec& spec) {
+ResolvedRun resolve(const RunSpec& spec, std::uint64_t seed) {
   ResolvedRun r;
   r.spec = &spec;
   r.op = &find_op(spec.op);
@@ -137,9 +137,21 @@ ResolvedRun resolve(const RunSpec& spec) {
   }
   if (r.plans.empty())
     throw Error(fmt::format("none of the chosen variants of {} runs on the chosen devices ({})", spec.op, spec.devices));
-  if (spec.sizes.empty()) throw Error(fmt::format("no size given for {}", spec.op));
+  // Ops with an input (spmv's matrices) take problems from it, the others from --size.
+  const std::string kind = r.op->input_kind();
+  if (kind.empty() && !spec.inputs.empty())
+    throw Error(fmt::format("op {} takes no --matrix ('{}'): give its problems with --size", spec.op, spec.inputs[0]));
+  if (!kind.empty() && !spec.sizes.empty())
+    throw Error(fmt::format("op {} takes its problems from --{} (a file or gen:NAME:...), not --size '{}'", spec.op,
+                            kind, spec.sizes[0]));
+  if (kind.empty() && spec.sizes.empty()) throw Error(fmt::format("no size given for {}", spec.op));
+  if (!kind.empty() && spec.inputs.empty())
+    throw Error(fmt::format("no --{} given for {}: a Matrix Market file or a generator such as gen:poisson3d:n=64",
+                            kind, spec.op));
   for (const auto& tok : spec.sizes)
     for (auto& s : r.op->parse_sizes(tok)) r.sizes.push_back(s);
+  for (const auto& tok : spec.inputs)
+    for (auto& s : r.op->parse_input(tok, seed)) r.sizes.push_back(s);
   if (spec.reps < 1) throw Error(fmt::format("--reps {} is impossible: at least 1 repetition is needed", spec.reps));
   if (spec.warmup < 0) throw Error(fmt::format("--warmup {} is impossible", spec.warmup));
   // Memory, up front: a point that cannot fit is bad input, not a measurement.
@@ -299,14 +311,16 @@ const std::vector<std::shared_ptr<PointObserver>>& observers() { return observer
 nlohmann::json to_json(const RunSpec& r) {
   std::vector<std::string> precs;
   for (auto p : r.precisions) precs.push_back(name(p));
-  return {{"op", r.op},       {"variants", r.variants}, {"devices", r.devices}, {"precisions", precs},
-          {"sizes", r.sizes}, {"params", r.params},     {"reps", r.reps},       {"warmup", r.warmup},
-          {"include_transfers", r.include_transfers}};
+  nlohmann::json j = {{"op", r.op},       {"variants", r.variants}, {"devices", r.devices}, {"precisions", precs},
+                      {"sizes", r.sizes}, {"params", r.params},     {"reps", r.reps},       {"warmup", r.warmup},
+                      {"include_transfers", r.include_transfers}};
+  if (!r.inputs.empty()) j["matrices"] = r.inputs;
+  return j;
 }
 
 int run_experiment(const Experiment& e, std::filesystem::path* dir) {
   std::vector<ResolvedRun> runs;
-  for (const auto& r : e.runs) runs.push_back(resolve(r));
+  for (const auto& r : e.runs) runs.push_back(resolve(r, e.seed));
 
   nlohmann::json devices = nlohmann::json::array();
   std::vector<std::string> seen;

@@ -20,6 +20,7 @@ struct RunSpec {
   std::string devices = "all";
   std::vector<Precision> precisions{Precision::S, Precision::D};
   std::vector<std::string> sizes;                 // --size tokens
+  std::vector<std::string> inputs;                // --matrix tokens, for ops that read an input
   std::map<std::string, std::string> params;     // NAME -> value list or range
   int reps = 20, warmup = 3;
   bool include_transfers = false;

@@ -38,7 +38,8 @@ int int_value(const nlohmann::json& v, const std::string& where, const std::stri
 
 RunSpec run_spec_from_json(const nlohmann::json& j, const std::string& where) {
   static const std::set<std::string> allowed{"op",    "variants", "variant", "devices",          "device", "precisions",
-                                             "sizes", "size",     "params",  "include_transfers", "reps",   "warmup"};
+                                             "sizes", "size",     "params",  "include_transfers", "reps",   "warmup",
+                                             "matrix", "matrices"};
   if (!j.is_object()) throw Error(fmt::format("{}: a run must be a JSON object", where));
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!allowed.count(it.key())) bad(where, it.key(), "unknown key");
@@ -68,6 +69,14 @@ RunSpec run_spec_from_json(const nlohmann::json& j, const std::string& where) {
           r.sizes.push_back(scalar_text(j[k][i], where, fmt::format("{}[{}]", k, i)));
       else
         r.sizes.push_back(scalar_text(j[k], where, k));
+    }
+  for (const char* k : {"matrices", "matrix"})
+    if (j.contains(k)) {
+      if (j[k].is_array())
+        for (std::size_t i = 0; i < j[k].size(); ++i)
+          r.inputs.push_back(scalar_text(j[k][i], where, fmt::format("{}[{}]", k, i)));
+      else
+        r.inputs.push_back(scalar_text(j[k], where, k));
     }
   if (j.contains("params")) {
     if (!j["params"].is_object()) bad(where, "params", "expected an object of NAME: values");

@@ -1,0 +1,162 @@
+// SpMV: y = α·A·x + β·y with A sparse in CSR (int32 row pointers and sorted column
+// indices), read from a Matrix Market file or made by a generator (--matrix).
+//
+// Bound per row. ŷ_i = fl(fl(α·ŝ_i) + fl(β·y_i)) where ŝ_i is the computed sum of the
+// nnz_i products a_ij·x_j. As for GEMM, any summation order gives every product at most
+// nnz_i roundings (nnz_i − 1 additions and its multiplication), α one more and the final
+// addition one more, so
+//   |ŷ_i − y_i| ≤ γ_{nnz_i+2}·(|α|·Σ_j |a_ij·x_j| + |β|·|y_i|).
+// An empty row is ŷ_i = fl(β·y_i) (or fl(α·0 + β·y_i)), within γ_2·|β·y_i|. The
+// reference, in ref_t (double for S, long double for D), adds its own γ_{nnz_i+2}(u_ref).
+//
+// Bytes: values + column indices + row pointers + x once + y read and written (β ≠ 0,
+// so y must be read).
+#include <mutex>
+
+#include "io/matrix_market.hpp"
+#include "ops/vector_common.hpp"
+#include "sparse/csr.hpp"
+#include "sparse/generators.hpp"
+
+namespace hetbench {
+
+namespace {
+
+struct SpmvProblem final : Problem {
+  std::shared_ptr<const CsrMatrix> a;
+  std::vector<long double> ref, mag;  // per row: reference and |α|Σ|a x| + |β||y0|
+};
+
+class SpmvOp final : public Op {
+ public:
+  std::string name() const override { return "spmv"; }
+  std::string description() const override { return "y = alpha*A*x + beta*y, A sparse in CSR (--matrix)"; }
+  std::vector<std::string> size_names() const override { return {"rows", "cols", "nnz", "max_row"}; }
+  std::string input_kind() const override { return "matrix"; }
+
+  std::vector<Sizes> parse_input(const std::string& token, std::uint64_t seed) const override {
+    auto a = matrix(token, seed);
+    const auto f = matrix_features(*a);
+    Sizes s{{"rows", f.rows}, {"cols", f.cols}, {"nnz", f.nnz}, {"max_row", f.row_max}};
+    s.input = token;
+    return {s};
+  }
+
+  std::size_t device_bytes(const Sizes& s, Precision p) const override {
+    const auto b = info(p).bytes;
+    const auto rows = static_cast<std::size_t>(s.at("rows")), nnz = static_cast<std::size_t>(s.at("nnz"));
+    return (rows + 1) * 4 + nnz * (4 + b) + static_cast<std::size_t>(s.at("cols")) * b + 2 * rows * b;
+  }
+
+  std::unique_ptr<Problem> make_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
+    auto prob = std::make_unique<SpmvProblem>();
+    prob->prec = p;
+    prob->sizes = s;
+    prob->a = matrix(s.input, seed);
+    const CsrMatrix& a = *prob->a;
+    const auto rows = static_cast<std::size_t>(a.rows), cols = static_cast<std::size_t>(a.cols),
+               nnz = static_cast<std::size_t>(a.nnz());
+    prob->arrays.push_back(int_array("row_ptr", a.rowptr));
+    prob->arrays.push_back(int_array("col", a.colidx));
+    with_real(p, [&]<class T>() {
+      ArrayOperand val{"val", false, Access::In, nnz, sizeof(T), {}};
+      val.host.resize(nnz * sizeof(T));
+      T* v = reinterpret_cast<T*>(val.host.data());
+      for (std::size_t i = 0; i < nnz; ++i) v[i] = static_cast<T>(a.values[i]);
+      prob->arrays.push_back(std::move(val));
+      prob->arrays.push_back(random_array<T>("x", cols, seed, 11));
+      prob->arrays.push_back(random_array<T>("y", rows, seed, 12));
+      prob->arrays.back().access = Access::InOut;
+      // Exactly representable, and neither 0 nor ±1, so that dropping α or β shows.
+      auto scalar = [&](std::uint64_t stream) {
+        T x = static_cast<T>(random_value(seed, stream, 0));
+        if (x == T(1) || x == T(-1)) x *= T(0.75);
+        return x;
+      };
+      const T alpha = scalar(13), beta = scalar(14);
+      prob->scalars.push_back({"alpha", false, static_cast<double>(alpha)});
+      prob->scalars.push_back({"beta", false, static_cast<double>(beta)});
+      compute_reference<T>(*prob, alpha, beta);
+      return 0;
+    });
+    for (const auto& [k, v] : s) prob->scalars.push_back({k, true, static_cast<double>(v)});
+    const double b = static_cast<double>(info(p).bytes);
+    prob->flops = 2.0 * static_cast<double>(nnz);
+    prob->min_bytes = static_cast<double>(nnz) * (b + 4) + 4.0 * (rows + 1) + b * cols + 2 * b * rows;
+    prob->features = to_json(matrix_features(a));
+    prob->features["matrix"] = s.input;
+    return prob;
+  }
+
+  Validation validate(const Problem& base, const Outputs& out) const override {
+    const auto& prob = static_cast<const SpmvProblem&>(base);
+    return with_real(prob.prec, [&]<class T>() {
+      const auto& rp = prob.a->rowptr;
+      const double u = info(prob.prec).u;
+      auto v = check_elements(
+          typed<T>(output(out, "y")), prob.ref.size(), [&](std::size_t i) { return prob.ref[i]; },
+          [&](std::size_t i) {
+            const double len = static_cast<double>(rp[i + 1] - rp[i]) + 2;
+            return (gamma_n(len, u) + gamma_n(len, ref_u<T>())) * prob.mag[i];
+          });
+      v.bound = "|y_i - ref_i| <= (gamma_{nnz_i+2} + gamma_{nnz_i+2}(u_ref)) (|alpha| sum_j |a_ij x_j| + |beta| |y0_i|)";
+      return v;
+    });
+  }
+
+ private:
+  // Matrices are read once per token and seed and shared by every point that uses them.
+  mutable std::mutex mu_;
+  mutable std::map<std::pair<std::string, std::uint64_t>, std::shared_ptr<const CsrMatrix>> cache_;
+
+  std::shared_ptr<const CsrMatrix> matrix(const std::string& token, std::uint64_t seed) const {
+    if (token.empty()) throw Error("spmv needs a matrix: --matrix FILE.mtx or gen:NAME:k=v,...");
+    const bool gen = token.rfind("gen:", 0) == 0;
+    std::lock_guard lock(mu_);
+    auto key = std::make_pair(token, gen ? seed : 0);
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    auto a = std::make_shared<const CsrMatrix>(gen ? generate_matrix(token, seed) : read_matrix_market(token));
+    if (a->rows < 1 || a->cols < 1)
+      throw Error(fmt::format("{}: a {}x{} matrix is impossible for spmv: it needs at least one row and column",
+                              token, a->rows, a->cols));
+    cache_[key] = a;
+    return a;
+  }
+
+  static ArrayOperand int_array(const std::string& name, const std::vector<int32_t>& v) {
+    ArrayOperand a{name, true, Access::In, v.size(), sizeof(int32_t), {}};
+    a.host.resize(v.size() * sizeof(int32_t));
+    std::memcpy(a.host.data(), v.data(), a.host.size());
+    return a;
+  }
+
+  template <class T>
+  static void compute_reference(SpmvProblem& prob, T alpha, T beta) {
+    using R = ref_t<T>;
+    const CsrMatrix& a = *prob.a;
+    const T* val = typed<T>(prob.array("val").host);
+    const T* x = typed<T>(prob.array("x").host);
+    const T* y = typed<T>(prob.array("y").host);
+    const auto rows = static_cast<std::size_t>(a.rows);
+    prob.ref.assign(rows, 0);
+    prob.mag.assign(rows, 0);
+    const R al = alpha, be = beta;
+#pragma omp parallel for schedule(dynamic, 1024) if (a.nnz() > 65536)
+    for (std::size_t i = 0; i < rows; ++i) {
+      R sum = 0, abs = 0;
+      for (auto q = a.rowptr[i]; q < a.rowptr[i + 1]; ++q) {
+        const R t = static_cast<R>(val[q]) * static_cast<R>(x[a.colidx[q]]);
+        sum += t;
+        abs += t < 0 ? -t : t;
+      }
+      const R y0 = y[i];
+      prob.ref[i] = static_cast<long double>(al * sum + be * y0);
+      prob.mag[i] = static_cast<long double>((al < 0 ? -al : al) * abs + (be < 0 ? -be : be) * (y0 < 0 ? -y0 : y0));
+    }
+  }
+};
+
+OpRegistrar<SpmvOp> reg;
+
+}  // namespace
+}  // namespace hetbench
