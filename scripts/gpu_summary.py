@@ -29,7 +29,8 @@ def main():
         print("no ok points found")
         return 1
     gemm = [r for r in recs if r["op"] == "gemm"]
-    recs = [r for r in recs if r["op"] != "gemm"]
+    spmv = [r for r in recs if r["op"] == "spmv"]
+    recs = [r for r in recs if r["op"] not in ("gemm", "spmv")]
     ceiling = {}
     for r in recs:
         if r["op"] == "copy":
@@ -60,7 +61,37 @@ def main():
               f"{rt(og, ceil):>8} {rt(og, vg):>8} {gbj:>6}")
     if gemm:
         gemm_table(gemm)
+    if spmv:
+        spmv_table(spmv, ceiling)
     return 0
+
+
+def spmv_table(recs, ceiling):
+    """SpMV: per matrix, the best own kernel against cuSPARSE, and the geometric mean."""
+    print()
+    hdr = f"{'device':<8} {'p':<2} {'matrix':<38} {'best own':<26} {'GB/s':>6} {'cuSPARSE':>8} {'own/cusp':>8} {'own/copy':>8}"
+    print(hdr)
+    print("-" * len(hdr))
+    for dev, p in sorted({(r["device"], r["precision"]) for r in recs}):
+        ratios = []
+        for mat in sorted({r["sizes"].get("input", "?") for r in recs if (r["device"], r["precision"]) == (dev, p)}):
+            rs = [r for r in recs if (r["device"], r["precision"], r["sizes"].get("input", "?")) == (dev, p, mat)]
+            own = best([r for r in rs if r.get("kind") == "kernel"])
+            lib = best([r for r in rs if r.get("kind") == "library"])
+            ps = ",".join(f"{k}={v}" for k, v in sorted((own or {}).get("params", {}).items()))
+            name = ((own["variant"] + (f"[{ps}]" if ps else "")) if own else "-")[:26]
+            rt = own["gbs"] / lib["gbs"] if own and lib else None
+            if rt:
+                ratios.append(rt)
+            c = ceiling.get(dev)
+            print(f"{dev:<8} {p:<2} {mat[:38]:<38} {name:<26} {own['gbs'] if own else 0:>6.0f} "
+                  f"{lib['gbs'] if lib else 0:>8.0f} {rt or 0:>8.3f} {(own['gbs'] / c) if own and c else 0:>8.3f}")
+        if ratios:
+            g = 1.0
+            for x in ratios:
+                g *= x
+            print(f"{dev:<8} {p:<2} {'geometric mean over ' + str(len(ratios)) + ' matrices':<38} {'':<26} {'':>6} {'':>8} "
+                  f"{g ** (1 / len(ratios)):>8.3f}   min {min(ratios):.3f}")
 
 
 def gemm_table(recs):

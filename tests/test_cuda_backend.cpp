@@ -55,7 +55,9 @@ std::shared_ptr<Device> cuda_device(std::string& why) {
 // Runs one variant through run_experiment into a fresh folder and returns its records.
 std::vector<nlohmann::json> run_points(const std::string& op, const std::string& variant,
                                        const std::map<std::string, std::string>& params, const std::string& device,
-                                       const std::vector<std::string>& sizes, int reps = 2) {
+                                       const std::vector<std::string>& sizes, int reps = 2,
+                                       const std::vector<Precision>& precisions = {Precision::S, Precision::D},
+                                       const std::vector<std::string>& inputs = {}) {
   static std::atomic<int> counter{0};
   auto root = fs::temp_directory_path() / fmt::format("hetbench-cuda-test-{}-{}", getpid(), counter++);
   fs::remove_all(root);
@@ -69,7 +71,9 @@ std::vector<nlohmann::json> run_points(const std::string& op, const std::string&
   r.variants = {variant};
   r.devices = device;
   r.sizes = sizes;
+  r.inputs = inputs;
   r.params = params;
+  r.precisions = precisions;
   r.reps = reps;
   r.warmup = 1;
   e.runs = {r};
@@ -244,11 +248,28 @@ TEST(CudaBackend, AllVariantsValidate) {
   for (const auto& v : all_variants()) {
     if (v->backend != "cuda") continue;
     ops_seen.insert(v->op);
-    auto params = few_values(*v);
+    // GEMM kernels compile once per layout and parameter set (seconds each with NVRTC):
+    // their defaults in every layout, at sizes that are multiples of no tile.
+    auto params = v->op == "gemm" ? std::map<std::string, std::string>{} : few_values(*v);
     SCOPED_TRACE(v->id() + " " + nlohmann::json(params).dump());
     // peak: 1024 FMA steps per element make the host reference slow at 2^20.
-    auto recs = run_points(v->op, v->name, params, dev->id(),
-                           v->op == "peak" ? std::vector<std::string>(sizes.begin(), sizes.end() - 1) : sizes);
+    std::vector<std::string> vsizes =
+        v->op == "peak" ? std::vector<std::string>(sizes.begin(), sizes.end() - 1) : sizes;
+    std::vector<std::string> inputs;
+    if (v->op == "gemm") vsizes = {"1x1x1@NN", "17x33x5@NT", "129x65x257@TN", "129x65x257@TT", "300x200x100"};
+    if (v->op == "spmv") {
+      vsizes.clear();
+      // 1x1, a dense row far longer than a block, empty rows in a rectangular matrix,
+      // power-law rows, a regular stencil
+      inputs = {"gen:poisson2d:n=1", "gen:dense_row:n=5000,row=3", "gen:random:n=3000,per_row=9,cols=4001,empty=0.2",
+                "gen:powerlaw:n=20000,avg=12", "gen:poisson3d:n=20"};
+    }
+    // Double-word variants also in the two-plane storage (size suffix @soa).
+    bool dw = false;
+    for (auto p : v->precisions) dw |= p == Precision::DF || p == Precision::DD;
+    if (dw && v->op != "gemm" && v->op != "spmv")
+      for (const auto& s : sizes) vsizes.push_back(s + "@soa");
+    auto recs = run_points(v->op, v->name, params, dev->id(), vsizes, 2, v->precisions, inputs);
     EXPECT_FALSE(recs.empty());
     std::set<std::string> precs;
     for (const auto& r : recs) {
@@ -259,9 +280,9 @@ TEST(CudaBackend, AllVariantsValidate) {
           << r["params"].dump() << ": " << r.value("message", "");
       EXPECT_TRUE(r.contains("energy") && r["energy"].contains("available")) << r.dump();
     }
-    EXPECT_TRUE(precs.count("S") && precs.count("D")) << "both precisions ran";
+    for (auto p : v->precisions) EXPECT_TRUE(precs.count(name(p))) << name(p) << " ran";
   }
-  for (const char* op : {"copy", "axpy", "dot"}) EXPECT_TRUE(ops_seen.count(op)) << "no CUDA variant of " << op;
+  for (const char* op : {"copy", "axpy", "dot", "gemm", "spmv"}) EXPECT_TRUE(ops_seen.count(op)) << "no CUDA variant of " << op;
   RecordProperty("points", points);
 }
 
@@ -272,7 +293,8 @@ TEST(CudaBackend, LibraryBaselinesRegistered) {
   std::set<std::string> ids;
   for (const auto& v : all_variants())
     if (v->backend == "cuda" && v->kind == "library") ids.insert(v->id());
-  for (const char* id : {"cuda/axpy/cublas", "cuda/dot/cublas", "cuda/dot/cub"}) EXPECT_TRUE(ids.count(id)) << id;
+  for (const char* id : {"cuda/axpy/cublas", "cuda/dot/cublas", "cuda/dot/cub", "cuda/gemm/cublas", "cuda/spmv/cusparse"})
+    EXPECT_TRUE(ids.count(id)) << id;
 }
 
 TEST(CudaBackend, EnergyRecorded) {

@@ -90,6 +90,9 @@ class Op {
   // input (with the experiment's seed) and returns its dimensions; throws Error naming
   // the file, line or key on bad input.
   virtual std::vector<Sizes> parse_input(const std::string& token, std::uint64_t seed) const;
+  // The smallest problem (every size 1, or a 1x1 input): its operands name what kernel
+  // metadata may pass.
+  virtual Sizes tiny_sizes() const;
   // Bytes the problem needs on the device, without building it (memory checks up front).
   virtual std::size_t device_bytes(const Sizes& s, Precision p) const = 0;
   virtual std::unique_ptr<Problem> make_problem(const Sizes& s, Precision p, std::uint64_t seed) const = 0;

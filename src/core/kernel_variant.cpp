@@ -340,9 +340,7 @@ std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path&
   // The op's operands, from a tiny problem: names are what matter here.
   std::set<std::string> operands;
   {
-    Sizes tiny;
-    for (const auto& s : op->size_names()) tiny[s] = 1;
-    auto prob = op->make_problem(tiny, v->precisions.front(), 1);
+    auto prob = op->make_problem(op->tiny_sizes(), v->precisions.front(), 1);
     for (const auto& a : prob->arrays) operands.insert(a.name);
     for (const auto& s : prob->scalars) operands.insert(s.name);
   }

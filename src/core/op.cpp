@@ -61,6 +61,12 @@ std::vector<Sizes> Op::parse_input(const std::string& token, std::uint64_t) cons
   throw Error(fmt::format("op {} takes no input such as '{}': give its problems with --size", name(), token));
 }
 
+Sizes Op::tiny_sizes() const {
+  Sizes s;
+  for (const auto& k : size_names()) s[k] = 1;
+  return s;
+}
+
 void register_op(std::unique_ptr<Op> op) { op_registry().push_back(std::move(op)); }
 
 const Op& find_op(const std::string& name) {

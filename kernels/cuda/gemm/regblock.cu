@@ -1,0 +1,274 @@
+// Register-blocked SIMT GEMM, after CUTLASS's SIMT SGEMM and the well-known warp-tiled
+// kernels. A block computes a BM×BN tile of C with RB_NT = (BM/WM)(BN/WN)·32 threads;
+// each warp a WM×WN tile; each thread TM×TN elements, kept as (TM/V)×(TN/V) sub-tiles
+// of V×V where V = VEC16 elements (16 bytes: 4 floats, 2 doubles). The lanes of a warp
+// form a WTY×WTX grid (WTY = WM/TM, WTX = WN/TN, WTY·WTX = 32) and lane (ly, lx) owns
+// rows s·WTY·V + ly·V + [0, V) and columns t·WTX·V + lx·V + [0, V) of the warp tile.
+// op(A) is kept K-major in shared memory (As[p][i]) like op(B) (Bs[p][j]), so each
+// sub-tile's V rows or columns are one 128-bit LDS, and the 8 lanes of a quarter warp
+// read adjacent 16-byte words: no bank conflicts, the rest broadcasts.
+//
+// Pipeline, one __syncthreads per BK-deep k-tile: the global loads of tile t+1 go to
+// registers before the FMAs of tile t; the last k-step of tile t stores them into the
+// other shared buffer, synchronises, and reads the first fragments of tile t+1, while
+// fragments are double-buffered in registers so every LDS is one k-step ahead of its use.
+//
+// Global tiles are copied in slots of V elements that run along the stored rows of the
+// operand (p for A when !TA and B when TB, i or j otherwise), so every layout reads whole
+// 32-byte sectors; AVEC/BVEC (per-point defines: the leading dimension is a multiple of
+// V) turn a slot into one 16-byte load. Slots along p are stored transposed, V scalar
+// STS, into rows padded by V elements to spread them over the banks. Blocks wholly
+// inside C load full k-tiles unpredicated; only tiles that cross an edge of op(A) or
+// op(B) take the predicated path, which reads zeros outside.
+#define RB_NT ((BM / WM) * (BN / WN) * 32)
+#if HB_PREC_S
+#define RB_FMA fmaf
+#else
+#define RB_FMA fma
+#endif
+
+constexpr int kV = VEC16;
+constexpr int kWTY = WM / TM, kWTX = WN / TN;
+constexpr int kLdA = BM + (TA ? 0 : kV), kLdB = BN + (TB ? kV : 0);  // shared row lengths
+constexpr int kSlotsA = BM * BK / kV, kSlotsB = BN * BK / kV;
+constexpr int kPerA = (kSlotsA + RB_NT - 1) / RB_NT, kPerB = (kSlotsB + RB_NT - 1) / RB_NT;
+constexpr int kStage = BK * (kLdA + kLdB);  // elements of one shared stage
+static_assert(kWTY * kWTX == 32, "a warp's lanes must tile its WM×WN tile: (WM/TM)·(WN/TN) == 32");
+static_assert(BM % WM == 0 && BN % WN == 0 && TM % kV == 0 && TN % kV == 0 && BK % kV == 0 && BK % 2 == 0,
+              "tile sizes must divide");
+
+// V consecutive elements of a stored row starting at src: `in` says the row is inside the
+// matrix, pos is the first element's position along the row and end the row's length.
+// On the vector path end % V == 0 and pos % V == 0, so a slot is wholly in or out.
+template <bool kVec>
+__device__ __forceinline__ void rb_slot_edge(const REAL* src, bool in, unsigned pos, unsigned end, REAL* r) {
+  if constexpr (kVec) {
+    if (in && pos < end) {
+      hb_ldv<kV>(src, r);
+    } else {
+#pragma unroll
+      for (int q = 0; q < kV; ++q) r[q] = 0;
+    }
+  } else {
+#pragma unroll
+    for (int q = 0; q < kV; ++q) r[q] = (in && pos + q < end) ? src[q] : (REAL)0;
+  }
+}
+template <bool kVec>
+__device__ __forceinline__ void rb_slot(const REAL* src, REAL* r) {
+  if constexpr (kVec) {
+    hb_ldv<kV>(src, r);
+  } else {
+#pragma unroll
+    for (int q = 0; q < kV; ++q) r[q] = src[q];
+  }
+}
+__device__ constexpr bool rb_has(int slots, unsigned s) { return slots % RB_NT == 0 || s < (unsigned)slots; }
+
+// This thread's slots of the k-tile at p0 of op(A) (rows i0..) and op(B) (columns j0..),
+// predicated: for tiles that cross an edge of op(A) or op(B).
+__device__ __forceinline__ void rb_fetch_edge(const REAL* __restrict__ A, const REAL* __restrict__ B, unsigned m,
+                                              unsigned n, unsigned k, unsigned i0, unsigned j0, unsigned p0,
+                                              unsigned tid, REAL* ra, REAL* rb) {
+#pragma unroll
+  for (int u = 0; u < kPerA; ++u) {
+    const unsigned s = tid + u * RB_NT;
+    if (rb_has(kSlotsA, s)) {
+#if TA  // A is k×m: slots run along i
+      const unsigned p = p0 + s / (BM / kV), i = i0 + s % (BM / kV) * kV;
+      rb_slot_edge<AVEC>(A + p * m + i, p < k, i, m, ra + u * kV);
+#else  // A is m×k: slots run along p
+      const unsigned i = i0 + s / (BK / kV), p = p0 + s % (BK / kV) * kV;
+      rb_slot_edge<AVEC>(A + i * k + p, i < m, p, k, ra + u * kV);
+#endif
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < kPerB; ++u) {
+    const unsigned s = tid + u * RB_NT;
+    if (rb_has(kSlotsB, s)) {
+#if TB  // B is n×k: slots run along p
+      const unsigned j = j0 + s / (BK / kV), p = p0 + s % (BK / kV) * kV;
+      rb_slot_edge<BVEC>(B + j * k + p, j < n, p, k, rb + u * kV);
+#else  // B is k×n: slots run along j
+      const unsigned p = p0 + s / (BN / kV), j = j0 + s % (BN / kV) * kV;
+      rb_slot_edge<BVEC>(B + p * n + j, p < k, j, n, rb + u * kV);
+#endif
+    }
+  }
+}
+
+// The same slots, unpredicated, through pointers that follow the k-tiles.
+__device__ __forceinline__ void rb_fetch(const REAL* const* pa, const REAL* const* pb, unsigned tid, REAL* ra,
+                                         REAL* rb) {
+#pragma unroll
+  for (int u = 0; u < kPerA; ++u)
+    if (rb_has(kSlotsA, tid + u * RB_NT)) rb_slot<AVEC>(pa[u], ra + u * kV);
+#pragma unroll
+  for (int u = 0; u < kPerB; ++u)
+    if (rb_has(kSlotsB, tid + u * RB_NT)) rb_slot<BVEC>(pb[u], rb + u * kV);
+}
+
+// The fetched slots into one stage of shared memory, K-major: As[p][i] then Bs[p][j].
+__device__ __forceinline__ void rb_store(REAL* stage, unsigned tid, const REAL* ra, const REAL* rb) {
+  REAL(*As)[kLdA] = reinterpret_cast<REAL(*)[kLdA]>(stage);
+  REAL(*Bs)[kLdB] = reinterpret_cast<REAL(*)[kLdB]>(stage + BK * kLdA);
+#pragma unroll
+  for (int u = 0; u < kPerA; ++u) {
+    const unsigned s = tid + u * RB_NT;
+    if (rb_has(kSlotsA, s)) {
+#if TA
+      hb_stv<kV>(&As[s / (BM / kV)][s % (BM / kV) * kV], ra + u * kV);
+#else
+      const unsigned i = s / (BK / kV), p = s % (BK / kV) * kV;
+#pragma unroll
+      for (int q = 0; q < kV; ++q) As[p + q][i] = ra[u * kV + q];
+#endif
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < kPerB; ++u) {
+    const unsigned s = tid + u * RB_NT;
+    if (rb_has(kSlotsB, s)) {
+#if TB
+      const unsigned j = s / (BK / kV), p = s % (BK / kV) * kV;
+#pragma unroll
+      for (int q = 0; q < kV; ++q) Bs[p + q][j] = rb[u * kV + q];
+#else
+      hb_stv<kV>(&Bs[s / (BN / kV)][s % (BN / kV) * kV], rb + u * kV);
+#endif
+    }
+  }
+}
+
+// Step p's fragments from one stage: this thread's TM elements of column p of the op(A)
+// tile (rows ty..) and TN elements of row p of the op(B) tile (columns tx..).
+__device__ __forceinline__ void rb_frag(const REAL* stage, int p, unsigned ty, unsigned tx, REAL* fa, REAL* fb) {
+  const REAL* as = stage + p * kLdA + ty;
+  const REAL* bs = stage + BK * kLdA + p * kLdB + tx;
+#pragma unroll
+  for (int s = 0; s < TM / kV; ++s) hb_ldv<kV>(as + s * kWTY * kV, fa + s * kV);
+#pragma unroll
+  for (int t = 0; t < TN / kV; ++t) hb_ldv<kV>(bs + t * kWTX * kV, fb + t * kV);
+}
+
+extern "C" __global__ void __launch_bounds__(RB_NT, MINB)
+    gemm_regblock(const unsigned m, const unsigned n, const unsigned k, const REAL alpha, const REAL* __restrict__ A,
+                  const REAL* __restrict__ B, const REAL beta, REAL* __restrict__ C) {
+  __shared__ __align__(16) REAL smem[2 * kStage];  // two stages of As[BK][kLdA], Bs[BK][kLdB]
+
+  // Grouped launch order: consecutive blocks sweep SWZ block rows column by column, so
+  // the blocks resident at one time share panels of A and B in L2.
+  const unsigned gn = gridDim.x, pid = blockIdx.y * gn + blockIdx.x;
+  const unsigned first = pid / (SWZ * gn) * SWZ, rows = min(gridDim.y - first, (unsigned)SWZ);
+  const unsigned in = pid - first * gn;
+  const unsigned i0 = (first + in % rows) * BM, j0 = in / rows * BN;
+
+  const unsigned tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const unsigned ty = warp / (BN / WN) * WM + lane / kWTX * kV;  // first row of the thread in the block tile
+  const unsigned tx = warp % (BN / WN) * WN + lane % kWTX * kV;  // first column
+  const unsigned tiles = (k + BK - 1) / BK;
+  const bool full = i0 + BM <= m && j0 + BN <= n;  // the block's C tile lies inside C
+  const unsigned fast = full ? k / BK : 0;          // tiles [0, fast) are fetched unpredicated
+
+  // Unpredicated fetches read through pa/pb, which start at k-tile 0 and advance by
+  // one k-tile (steps in elements) after every fetch, whichever path it took.
+  const REAL* pa[kPerA];
+  const REAL* pb[kPerB];
+#pragma unroll
+  for (int u = 0; u < kPerA; ++u) {
+    const unsigned s = tid + u * RB_NT;
+    pa[u] = TA ? A + s / (BM / kV) * m + i0 + s % (BM / kV) * kV : A + (i0 + s / (BK / kV)) * k + s % (BK / kV) * kV;
+  }
+#pragma unroll
+  for (int u = 0; u < kPerB; ++u) {
+    const unsigned s = tid + u * RB_NT;
+    pb[u] = TB ? B + (j0 + s / (BK / kV)) * k + s % (BK / kV) * kV : B + s / (BN / kV) * n + j0 + s % (BN / kV) * kV;
+  }
+  const unsigned step_a = TA ? BK * m : BK, step_b = TB ? BK : BK * n;
+
+  REAL acc[TM][TN];
+#pragma unroll
+  for (int r = 0; r < TM; ++r)
+#pragma unroll
+    for (int c = 0; c < TN; ++c) acc[r][c] = 0;
+  REAL ra[kPerA * kV], rb[kPerB * kV];  // the next k-tile, on its way to shared memory
+  REAL fa[2][TM], fb[2][TN];            // fragments of this k-step and the next
+
+  // Fetches k-tile t into ra/rb and moves the fast-path pointers on to tile t+1.
+  auto fetch = [&](unsigned t) {
+    if (t < fast)
+      rb_fetch(pa, pb, tid, ra, rb);
+    else
+      rb_fetch_edge(A, B, m, n, k, i0, j0, t * BK, tid, ra, rb);
+#pragma unroll
+    for (int u = 0; u < kPerA; ++u) pa[u] += step_a;
+#pragma unroll
+    for (int u = 0; u < kPerB; ++u) pb[u] += step_b;
+  };
+
+  fetch(0);
+  rb_store(smem, tid, ra, rb);
+  __syncthreads();
+  rb_frag(smem, 0, ty, tx, fa[0], fb[0]);
+
+  unsigned cur = 0;  // offset of the stage being read: 0 or kStage
+  for (unsigned t = 0; t < tiles; ++t) {
+    const bool more = t + 1 < tiles;
+    if (more) fetch(t + 1);
+#pragma unroll
+    for (int p = 0; p < BK; ++p) {
+      if (p < BK - 1) {
+        rb_frag(smem + cur, p + 1, ty, tx, fa[(p + 1) & 1], fb[(p + 1) & 1]);
+      } else {
+        // The other stage was last read before the previous barrier, so it may be
+        // overwritten now; after this barrier tile t+1 is visible to every thread. On the
+        // last tile the fragments read are stale and never used.
+        cur ^= kStage;
+        if (more) {
+          rb_store(smem + cur, tid, ra, rb);
+          __syncthreads();
+        }
+        rb_frag(smem + cur, 0, ty, tx, fa[0], fb[0]);
+      }
+#pragma unroll
+      for (int r = 0; r < TM; ++r)
+#pragma unroll
+        for (int c = 0; c < TN; ++c) acc[r][c] = RB_FMA(fa[p & 1][r], fb[p & 1][c], acc[r][c]);
+    }
+  }
+  // C = alpha·acc + beta·C; C is not read when beta == 0 (BLAS semantics). With CVEC
+  // (n % V == 0) each sub-tile row is one 16-byte load and store, and wholly in or out.
+  const bool beta0 = beta == (REAL)0;
+#pragma unroll
+  for (int s = 0; s < TM / kV; ++s)
+#pragma unroll
+    for (int q = 0; q < kV; ++q) {
+      const int r = s * kV + q;
+      const unsigned i = i0 + ty + s * kWTY * kV + q;
+      if (!full && i >= m) continue;
+      REAL* crow = C + i * n;
+#pragma unroll
+      for (int t = 0; t < TN / kV; ++t) {
+        const unsigned j = j0 + tx + t * kWTX * kV;
+#if CVEC
+        if (full || j < n) {
+          REAL v[kV];
+          if (beta0) {
+#pragma unroll
+            for (int c = 0; c < kV; ++c) v[c] = alpha * acc[r][t * kV + c];
+          } else {
+            hb_ldv<kV>(crow + j, v);
+#pragma unroll
+            for (int c = 0; c < kV; ++c) v[c] = alpha * acc[r][t * kV + c] + beta * v[c];
+          }
+          hb_stv<kV>(crow + j, v);
+        }
+#else
+#pragma unroll
+        for (int c = 0; c < kV; ++c)
+          if (j + c < n) crow[j + c] = alpha * acc[r][t * kV + c] + (beta0 ? (REAL)0 : beta * crow[j + c]);
+#endif
+      }
+    }
+}
