@@ -98,7 +98,8 @@ def gemm_table(recs):
     """GEMM: TFLOP/s of the best own kernel and library per device, against cuBLAS."""
     def size(r):
         s = r["sizes"]
-        return f"{s['m']}x{s['n']}x{s['k']}"
+        storage = "@d64" if s.get("d64") else "@soa" if s.get("soa") else ""
+        return f"{s['m']}x{s['n']}x{s['k']}{storage}"
 
     def top(rs):
         return max(rs, key=lambda r: r["gflops"]) if rs else None

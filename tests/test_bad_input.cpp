@@ -29,6 +29,7 @@ TEST(BadInput, UnknownOpVariantDevice) {
   expect_error("run dot --device opencl:9:9 --size 10", "unknown device 'opencl:9:9'");
   expect_error("run dot --device cuda:0 --size 10", "unknown device 'cuda:0'");
   expect_error("run dot --precision Q --size 10", "unknown precision 'Q'");
+  expect_error("run dot --variant local --precision DF --size 10", "has no DF version (it has S, D)");
 }
 
 TEST(BadInput, MalformedSizesAndParameters) {

@@ -251,12 +251,16 @@ TEST(CudaBackend, AllVariantsValidate) {
     // GEMM kernels compile once per layout and parameter set (seconds each with NVRTC):
     // their defaults in every layout, at sizes that are multiples of no tile.
     auto params = v->op == "gemm" ? std::map<std::string, std::string>{} : few_values(*v);
+    // Double-word variants also in the other storages (size suffixes @soa, @d64).
+    bool dw = false;
+    for (auto p : v->precisions) dw |= p == Precision::DF || p == Precision::DD;
     SCOPED_TRACE(v->id() + " " + nlohmann::json(params).dump());
     // peak: 1024 FMA steps per element make the host reference slow at 2^20.
     std::vector<std::string> vsizes =
         v->op == "peak" ? std::vector<std::string>(sizes.begin(), sizes.end() - 1) : sizes;
     std::vector<std::string> inputs;
     if (v->op == "gemm") vsizes = {"1x1x1@NN", "17x33x5@NT", "129x65x257@TN", "129x65x257@TT", "300x200x100"};
+    if (v->op == "gemm" && dw) vsizes.insert(vsizes.end(), {"129x65x257@NT@soa", "300x200x100@TN@d64"});
     if (v->op == "spmv") {
       vsizes.clear();
       // 1x1, a dense row far longer than a block, empty rows in a rectangular matrix,
@@ -264,9 +268,6 @@ TEST(CudaBackend, AllVariantsValidate) {
       inputs = {"gen:poisson2d:n=1", "gen:dense_row:n=5000,row=3", "gen:random:n=3000,per_row=9,cols=4001,empty=0.2",
                 "gen:powerlaw:n=20000,avg=12", "gen:poisson3d:n=20"};
     }
-    // Double-word variants also in the two-plane storage (size suffix @soa).
-    bool dw = false;
-    for (auto p : v->precisions) dw |= p == Precision::DF || p == Precision::DD;
     if (dw && v->op != "gemm" && v->op != "spmv")
       for (const auto& s : sizes) vsizes.push_back(s + "@soa");
     auto recs = run_points(v->op, v->name, params, dev->id(), vsizes, 2, v->precisions, inputs);

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "hetbench/device.hpp"
@@ -33,6 +34,11 @@ std::vector<std::map<std::string, std::string>> param_sets(const Variant& v) {
   std::vector<std::map<std::string, std::string>> out{{}};
   if (v.name == "tiled") out.push_back({{"BM", "32"}, {"BN", "16"}, {"BK", "8"}, {"TM", "2"}, {"TN", "1"}});
   if (v.name == "naive" && v.backend == "opencl") out.push_back({{"WX", "8"}, {"WY", "4"}});
+  if (v.name == "coarse" && v.backend == "opencl")
+    out.push_back({{"BARRIER", "0"}, {"DI", "2"}, {"DJ", "8"}, {"LX", "8"}, {"LY", "4"}});
+  // 32 work-items fetch a 16x4 tile of op(B) in 16 4-vectors: some work-items fetch none.
+  if (v.name == "regblock" && v.backend == "opencl")
+    out.push_back({{"BM", "32"}, {"BN", "16"}, {"BK", "4"}, {"TM", "4"}, {"TN", "4"}});
   return out;
 }
 
@@ -41,6 +47,8 @@ TEST(Gemm, EveryVariantValidatesInEveryLayout) {
   std::set<std::string> ids;
   for (const auto& v : variants_for("gemm")) {
     if (v->backend == "cuda") continue;  // tests/test_cuda_backend.cpp
+    if (std::find(v->precisions.begin(), v->precisions.end(), Precision::S) == v->precisions.end())
+      continue;  // DF/DD only: tests/test_gemm_dw.cpp
     for (const auto& dev : all_devices()) {
       if (dev->kernel_language() != v->backend) continue;
       for (const auto& ps : param_sets(*v)) {

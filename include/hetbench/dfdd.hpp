@@ -27,9 +27,14 @@
 //    in each translation unit family compiled with distinct flags.
 #pragma once
 
+// NVRTC (CUDA kernels paste this file through their metadata's "includes") has no
+// standard headers and compiles device code only: it gets the types and algorithms,
+// not the host-only parts (__CUDACC_RTC__ below).
+#if !defined(__CUDACC_RTC__)
 #include <cfloat>
 #include <cmath>
 #include <limits>
+#endif
 
 #if defined(__CUDACC__)
 #define HB_HD __host__ __device__ inline
@@ -46,8 +51,10 @@
 
 namespace hetbench {
 
+#if !defined(__CUDACC_RTC__)
 static_assert(std::numeric_limits<float>::is_iec559 && std::numeric_limits<float>::digits == 24);
 static_assert(std::numeric_limits<double>::is_iec559 && std::numeric_limits<double>::digits == 53);
+#endif
 
 // Unevaluated sum hi + lo with hi = RN(hi + lo), hence |lo| <= ulp(hi)/2.
 template <class T>
@@ -246,7 +253,9 @@ HB_HD dd to_dd(double d) { return {d, 0.0}; }
 HB_HD double to_double(df x) { return rn::add(static_cast<double>(x.hi), static_cast<double>(x.lo)); }
 HB_HD double to_double(dd x) { return rn::add(x.hi, x.lo); }
 
-// Host only (long double is x87 80-bit on x86-64, plain double on CUDA).
+// ---- host only (not under NVRTC): long double, operation counts, self-check ----
+#if !defined(__CUDACC_RTC__)
+// long double is x87 80-bit on x86-64.
 inline long double to_long_double(dd x) { return static_cast<long double>(x.hi) + x.lo; }
 inline long double to_long_double(df x) { return static_cast<long double>(x.hi) + x.lo; }
 // Exact when long double has <= 106 significant bits (x86: 64): x - hi fits a double.
@@ -310,5 +319,6 @@ inline bool dfdd_selfcheck() {
   ok = ok && h.hi == 0x1.123456p+0 && h.lo == 0x1.e26af34p-26;
   return ok;
 }
+#endif
 
 }  // namespace hetbench

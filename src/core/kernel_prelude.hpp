@@ -1,5 +1,5 @@
 // Text prepended to every kernel source: the precision's types and small helpers, so
-// that one source serves S and D (and later DF, DD).
+// that one source serves S and D, or DF and DD (two words per element).
 #pragma once
 
 #include <string>

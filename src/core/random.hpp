@@ -2,8 +2,10 @@
 // data is the same whatever the thread count, and generation runs in parallel.
 #pragma once
 
-#include <cstdint>
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 
 namespace hetbench {
 
@@ -27,6 +29,17 @@ template <class T>
 void fill_random(T* out, std::size_t n, std::uint64_t seed, std::uint64_t stream) {
 #pragma omp parallel for schedule(static) if (n > 65536)
   for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<T>(random_value(seed, stream, i));
+}
+
+// The lo word of a random double-word value (DF, DD) whose hi word is `hi`:
+// lo = hi·r·2^-(p+1), with r = random_value of an independent stream and p the word's
+// significand bits. So 2^-(p+5)|hi| <= |lo| <= 2^-(p+1)|hi|: lo is never zero, has a
+// random sign and random significand bits, and |lo| <= ulp(hi)/2 with hi = RN(hi + lo)
+// (a power-of-two hi with |lo| at the top of the range is a tie that rounds to hi).
+template <class W>
+W random_lo(W hi, std::uint64_t seed, std::uint64_t stream, std::uint64_t i) {
+  static const W scale = std::ldexp(W(1), -(std::numeric_limits<W>::digits + 1));
+  return static_cast<W>(hi * static_cast<W>(random_value(seed, stream + (std::uint64_t{1} << 40), i))) * scale;
 }
 
 }  // namespace hetbench

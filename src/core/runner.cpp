@@ -90,6 +90,19 @@ ResolvedRun resolve(const RunSpec& spec, std::uint64_t seed) {
     if (std::find(ps.begin(), ps.end(), p) == ps.end())
       throw Error(fmt::format("op {} has no {} precision", spec.op, name(p)));
   }
+  // A variant named on purpose that has none of the asked precisions is a mistake, not
+  // a silent empty run ("all" just skips such variants).
+  if (std::find(spec.variants.begin(), spec.variants.end(), "all") == spec.variants.end())
+    for (const auto& v : chosen) {
+      bool any = false;
+      for (auto p : spec.precisions) any |= std::find(v->precisions.begin(), v->precisions.end(), p) != v->precisions.end();
+      if (!any) {
+        std::string has, asked;
+        for (auto p : v->precisions) has += (has.empty() ? "" : ", ") + std::string(name(p));
+        for (auto p : spec.precisions) asked += (asked.empty() ? "" : ", ") + std::string(name(p));
+        throw Error(fmt::format("variant {} has no {} version (it has {})", v->id(), asked, has));
+      }
+    }
   r.devices = resolve_devices(spec.devices);
   // Only variants that run on a chosen device count from here on.
   std::erase_if(chosen, [&](const std::shared_ptr<Variant>& v) {

@@ -16,62 +16,66 @@
 // Large problems (m·n·k > 2^27) validate a seeded sample of 64 rows × 64 columns (their
 // 4096 elements' full dot products, with the first and last row and column always in),
 // so that validation stays O(64·64·k) instead of O(m·n·k).
+//
+// DF and DD (double-word A, B, C, α, β; storage @aos, @soa or @d64 for binary64
+// operands) are in src/ops/gemm_dw.cpp, with their bound.
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <set>
 
 #include "core/ranges.hpp"
-#include "ops/vector_common.hpp"
+#include "ops/gemm_problem.hpp"
+#include "ops/gemm_storage.hpp"
 
 namespace hetbench {
 
 namespace {
 
-constexpr double kFullLimit = 134217728.0;  // 2^27 multiply-adds
-constexpr std::size_t kSample = 64;
-
-struct GemmProblem final : Problem {
-  std::vector<std::size_t> rows, cols;  // the validated rows and columns (all when not sampled)
-  bool sampled = false;
-  std::vector<long double> ref, mag;    // per validated element: reference and |α||A||B| + |β||c|
-};
+using gemm_detail::GemmProblem;
 
 std::string malformed(const std::string& token) {
-  return fmt::format("malformed GEMM size '{}': expected N, MxNxK or a range, optionally @NN|NT|TN|TT", token);
-}
-
-// `count` distinct indices of [0, n), sorted, always with 0 and n−1; all when n ≤ count.
-std::vector<std::size_t> sample_indices(std::size_t n, std::size_t count, std::uint64_t seed, std::uint64_t stream) {
-  std::set<std::size_t> s;
-  if (n <= count) {
-    for (std::size_t i = 0; i < n; ++i) s.insert(i);
-  } else {
-    s.insert(0);
-    s.insert(n - 1);
-    for (std::uint64_t i = 0; s.size() < count; ++i) s.insert(splitmix64(seed ^ splitmix64(stream * 0x9E37ull + i)) % n);
-  }
-  return {s.begin(), s.end()};
+  return fmt::format(
+      "malformed GEMM size '{}': expected N, MxNxK or a range, optionally @NN|NT|TN|TT, and for DF and DD "
+      "@aos|soa|d64",
+      token);
 }
 
 class GemmOp final : public Op {
  public:
   std::string name() const override { return "gemm"; }
   std::string description() const override { return "C = alpha*op(A)*op(B) + beta*C (row-major; layouts NN, NT, TN, TT)"; }
-  std::vector<std::string> size_names() const override { return {"m", "n", "k", "ta", "tb"}; }
+  std::vector<Precision> precisions() const override {
+    return {Precision::S, Precision::D, Precision::DF, Precision::DD};
+  }
+  // soa and d64 (the double-word storage, src/ops/gemm_storage.hpp) are present only when
+  // a token names a storage; DF and DD problems always carry them.
+  std::vector<std::string> size_names() const override { return {"m", "n", "k", "ta", "tb", "soa", "d64"}; }
 
-  // DIMS[@LAYOUT]; DIMS is a comma list of orders, ranges of orders or MxNxK triples.
+  // DIMS[@LAYOUT][@STORAGE] (suffixes in either order); DIMS is a comma list of orders,
+  // ranges of orders or MxNxK triples.
   std::vector<Sizes> parse_sizes(const std::string& token) const override {
     std::string dims = token;
     long long ta = 0, tb = 0;
+    std::string storage;
+    bool layout = false;
     if (auto at = token.find('@'); at != std::string::npos) {
-      std::string lay = token.substr(at + 1);
       dims = token.substr(0, at);
-      for (auto& c : lay) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      if (lay.size() != 2 || (lay[0] != 'N' && lay[0] != 'T') || (lay[1] != 'N' && lay[1] != 'T'))
-        throw Error(malformed(token));
-      ta = lay[0] == 'T';
-      tb = lay[1] == 'T';
+      while (at != std::string::npos) {
+        const auto next = token.find('@', at + 1);
+        std::string suf = token.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
+        at = next;
+        for (auto& c : suf) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        if (suf == "AOS" || suf == "SOA" || suf == "D64") {
+          if (!storage.empty()) throw Error(malformed(token));
+          storage = suf;
+          continue;
+        }
+        if (layout || suf.size() != 2 || (suf[0] != 'N' && suf[0] != 'T') || (suf[1] != 'N' && suf[1] != 'T'))
+          throw Error(malformed(token));
+        layout = true;
+        ta = suf[0] == 'T';
+        tb = suf[1] == 'T';
+      }
     }
     if (dims.empty()) throw Error(malformed(token));
     std::vector<std::array<long long, 3>> mnk;
@@ -116,6 +120,10 @@ class GemmOp final : public Op {
           throw Error(fmt::format("GEMM size '{}': {} = {} is impossible: gemm needs m, n, k >= 1", token, "mnk"[d],
                                   v[d]));
       out.push_back(Sizes{{"m", v[0]}, {"n", v[1]}, {"k", v[2]}, {"ta", ta}, {"tb", tb}});
+      if (!storage.empty()) {
+        out.back()["soa"] = storage == "SOA";
+        out.back()["d64"] = storage == "D64";
+      }
     }
     return out;
   }
@@ -123,10 +131,13 @@ class GemmOp final : public Op {
   std::size_t device_bytes(const Sizes& s, Precision p) const override {
     const auto m = static_cast<std::size_t>(s.at("m")), n = static_cast<std::size_t>(s.at("n")),
                k = static_cast<std::size_t>(s.at("k"));
-    return (m * k + k * n + 2 * m * n) * info(p).bytes;  // C twice: the runner keeps a pristine copy
+    const bool d64 = is_double_word(p) && gemm_storage(s) == GemmStorage::d64;
+    // C twice: the runner keeps a pristine copy.
+    return (m * k + k * n + 2 * m * n) * (d64 ? sizeof(double) : info(p).bytes);
   }
 
   std::unique_ptr<Problem> make_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
+    if (is_double_word(p)) return gemm_detail::make_dw_problem(s, p, seed);
     auto prob = std::make_unique<GemmProblem>();
     prob->prec = p;
     prob->sizes = s;
@@ -162,6 +173,7 @@ class GemmOp final : public Op {
 
   Validation validate(const Problem& base, const Outputs& out) const override {
     const auto& prob = static_cast<const GemmProblem&>(base);
+    if (is_double_word(prob.prec)) return gemm_detail::validate_dw(prob, out);
     return with_real(prob.prec, [&]<class T>() {
       const auto n = static_cast<std::size_t>(prob.sizes.at("n"));
       const double k = static_cast<double>(prob.sizes.at("k"));
@@ -177,9 +189,7 @@ class GemmOp final : public Op {
           got.data(), got.size(), [&](std::size_t i) { return prob.ref[i]; },
           [&](std::size_t i) { return g * prob.mag[i]; });
       v.bound = "|C_ij - ref_ij| <= (gamma_{k+2} + gamma_{k+2}(u_ref)) (|alpha| (|A||B|)_ij + |beta| |C0_ij|)";
-      if (prob.sampled)
-        v.note = fmt::format("sampled {} of {} elements ({} rows x {} columns)", got.size(),
-                             static_cast<std::size_t>(prob.sizes.at("m")) * n, prob.rows.size(), nc);
+      v.note = gemm_detail::sample_note(prob);
       return v;
     });
   }
@@ -194,16 +204,7 @@ class GemmOp final : public Op {
     const T* A = typed<T>(prob.array("A").host);
     const T* B = typed<T>(prob.array("B").host);
     const T* C = typed<T>(prob.array("C").host);
-    prob.sampled = static_cast<double>(m) * n * k > kFullLimit;
-    if (prob.sampled) {
-      prob.rows = sample_indices(m, kSample, seed, 6);
-      prob.cols = sample_indices(n, kSample, seed, 7);
-    } else {
-      prob.rows.resize(m);
-      prob.cols.resize(n);
-      for (std::size_t i = 0; i < m; ++i) prob.rows[i] = i;
-      for (std::size_t j = 0; j < n; ++j) prob.cols[j] = j;
-    }
+    gemm_detail::choose_checked(prob, m, n, k, seed);
     const std::size_t nr = prob.rows.size(), nc = prob.cols.size();
     prob.ref.assign(nr * nc, 0);
     prob.mag.assign(nr * nc, 0);

@@ -2,6 +2,7 @@
 // and the element-wise bound check.
 #pragma once
 
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -9,12 +10,14 @@
 #include <fmt/format.h>
 
 #include "core/random.hpp"
+#include "core/ranges.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/op.hpp"
 
 namespace hetbench {
 
-// Calls f.template operator()<T>() with T the storage type of S or D.
+// Calls f.template operator()<T>() with T the storage type of S or D (double-word
+// precisions: with_word in ops/double_word.hpp).
 template <class F>
 decltype(auto) with_real(Precision p, F&& f) {
   switch (p) {
@@ -69,32 +72,37 @@ bool is_poison(T v) {
   return true;
 }
 
-// Checks out[i] against ref(i) with the allowed error bound(i) (both in long double).
-template <class T, class Ref, class Bound>
-Validation check_elements(const T* out, std::size_t n, Ref ref, Bound bound) {
+// One checked element: unwritten (poison), NaN, or its error and reference.
+struct ElementError {
+  enum State { ok, unwritten, nan } state = ok;
+  long double err = 0, ref = 0;  // |computed - reference| and the reference
+};
+
+// The element-wise check: elem(i) gives the element's ElementError and bound(i) its
+// allowed error; error / bound <= 1 passes.
+template <class Elem, class Bound>
+Validation check_each(std::size_t n, Elem elem, Bound bound) {
   Validation v;
   v.checked = n;
   double max_ratio = 0, max_abs = 0, max_rel = 0;
   std::size_t nan = 0, unwritten = 0, over = 0;
 #pragma omp parallel for reduction(max : max_ratio, max_abs, max_rel) reduction(+ : nan, unwritten, over) if (n > 65536)
   for (std::size_t i = 0; i < n; ++i) {
-    T o = out[i];
-    if (is_poison(o)) {
+    const ElementError e = elem(i);
+    if (e.state == ElementError::unwritten) {
       ++unwritten;
       continue;
     }
-    if (std::isnan(o)) {
+    if (e.state == ElementError::nan) {
       ++nan;
       continue;
     }
-    long double r = ref(i);
-    long double err = std::fabs(static_cast<long double>(o) - r);
     long double b = bound(i);
-    double ratio = err == 0 ? 0.0 : (b > 0 ? static_cast<double>(err / b) : INFINITY);
+    double ratio = e.err == 0 ? 0.0 : (b > 0 ? static_cast<double>(e.err / b) : INFINITY);
     if (ratio > 1.0) ++over;
     max_ratio = std::max(max_ratio, ratio);
-    max_abs = std::max(max_abs, static_cast<double>(err));
-    if (r != 0) max_rel = std::max(max_rel, static_cast<double>(err / std::fabs(r)));
+    max_abs = std::max(max_abs, static_cast<double>(e.err));
+    if (e.ref != 0) max_rel = std::max(max_rel, static_cast<double>(e.err / std::fabs(e.ref)));
   }
   v.max_ratio = max_ratio;
   v.max_abs_err = max_abs;
@@ -105,9 +113,47 @@ Validation check_elements(const T* out, std::size_t n, Ref ref, Bound bound) {
   return v;
 }
 
+// Checks out[i] against ref(i) with the allowed error bound(i) (both in long double).
+template <class T, class Ref, class Bound>
+Validation check_elements(const T* out, std::size_t n, Ref ref, Bound bound) {
+  return check_each(
+      n,
+      [&](std::size_t i) {
+        const T o = out[i];
+        if (is_poison(o)) return ElementError{ElementError::unwritten};
+        if (std::isnan(o)) return ElementError{ElementError::nan};
+        const long double r = ref(i);
+        return ElementError{ElementError::ok, std::fabs(static_cast<long double>(o) - r), r};
+      },
+      bound);
+}
+
 template <class T>
 const T* typed(const std::vector<unsigned char>& bytes) {
   return reinterpret_cast<const T*>(bytes.data());
+}
+
+// Sizes of AXPY and DOT: the integer list of Op::parse_sizes, optionally followed by
+// @aos or @soa, the storage of double-word (DF, DD) operands: the size key "soa" is 0 for
+// interleaved (hi, lo) pairs, 1 for the n hi words followed by the n lo words. S and D
+// have one word per element, so both storages are the same there.
+inline std::vector<Sizes> parse_vector_sizes(const std::string& op, const std::string& token) {
+  std::string list = token;
+  long long soa = 0;
+  if (auto at = token.rfind('@'); at != std::string::npos) {
+    std::string lay = token.substr(at + 1);
+    list = token.substr(0, at);
+    for (auto& c : lay) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lay != "aos" && lay != "soa")
+      throw Error(fmt::format("malformed {} size '{}': expected sizes, optionally followed by @aos or @soa", op, token));
+    soa = lay == "soa";
+  }
+  std::vector<Sizes> out;
+  for (long long n : parse_int_list(list, "size")) {
+    if (n < 1) throw Error(fmt::format("size n = {} is impossible: {} needs n >= 1", n, op));
+    out.push_back(Sizes{{"n", n}, {"soa", soa}});
+  }
+  return out;
 }
 
 inline const std::vector<unsigned char>& output(const Outputs& out, const std::string& name) {

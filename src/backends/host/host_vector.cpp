@@ -1,4 +1,6 @@
-// Host implementations of COPY, AXPY and DOT: a plain loop and an OpenMP version each.
+// Host implementations of COPY, AXPY and DOT: a plain loop and an OpenMP version each;
+// AXPY and DOT also in DF and DD (double-word arithmetic of hetbench/dfdd.hpp), in either
+// storage (interleaved or two planes, the size key "soa").
 #include <omp.h>
 
 #include <algorithm>
@@ -6,7 +8,7 @@
 #include <thread>
 
 #include "backends/host/host_variant.hpp"
-#include "ops/vector_common.hpp"
+#include "ops/double_word.hpp"
 
 namespace hetbench {
 
@@ -22,6 +24,7 @@ ParamDef threads_param() {
 namespace {
 
 const std::vector<Precision> kSD{Precision::S, Precision::D};
+const std::vector<Precision> kDW{Precision::DF, Precision::DD};
 
 void copy_loop(const HostCall& c) {
   with_real(c.prob->prec, [&]<class T>() {
@@ -111,10 +114,90 @@ void dot_omp(const HostCall& c) {
   });
 }
 
+// ---- double-word: the accurate multiply and add that the ops' bounds assume ----
+
+// Calls f(x, y, r) with DwSpans of the operands named x, y and r (r: the output) in the
+// problem's storage, W the word type.
+template <class F>
+void with_dw_operands(const HostCall& c, const char* out, F&& f) {
+  with_word(c.prob->prec, [&]<class W>() {
+    const auto n = static_cast<std::size_t>(c.size("n"));
+    const std::size_t n_out = c.prob->array(out).count;
+    with_layout(soa_storage(*c.prob), [&](auto s) {
+      constexpr bool soa = decltype(s)::value;
+      f(DwSpan<const W, soa>{c.ptr<W>("x"), n}, DwSpan<const W, soa>{c.ptr<W>("y"), n},
+        DwSpan<W, soa>{c.ptr<W>(out), n_out});
+    });
+    return 0;
+  });
+}
+
+template <class W>
+dw<W> alpha_dw(const HostCall& c) {
+  return {static_cast<W>(c.scalar("alpha_hi")), static_cast<W>(c.scalar("alpha_lo"))};
+}
+
+void axpy_dw_loop(const HostCall& c) {
+  with_dw_operands(c, "r", [&](auto x, auto y, auto r) {
+    using W = std::remove_cvref_t<decltype(*r.p)>;
+    const dw<W> a = alpha_dw<W>(c);
+    for (std::size_t i = 0; i < x.n; ++i) r.set(i, add_accurate(mul_accurate(a, x[i]), y[i]));
+  });
+}
+
+void axpy_dw_omp(const HostCall& c) {
+  with_dw_operands(c, "r", [&](auto x, auto y, auto r) {
+    using W = std::remove_cvref_t<decltype(*r.p)>;
+    const dw<W> a = alpha_dw<W>(c);
+#pragma omp parallel for schedule(static) num_threads(c.param("THREADS"))
+    for (std::size_t i = 0; i < x.n; ++i) r.set(i, add_accurate(mul_accurate(a, x[i]), y[i]));
+  });
+}
+
+// Sum of x_i·y_i over [b, e) with 4 independent accumulators (the add's dependency
+// chain is long), added up in a fixed order.
+template <class X>
+auto dw_dot_range(const X& x, const X& y, std::size_t b, std::size_t e) {
+  using D = decltype(x[0]);
+  D acc[4] = {};
+  std::size_t i = b;
+  for (; i + 4 <= e; i += 4)
+    for (int k = 0; k < 4; ++k) acc[k] = add_accurate(acc[k], mul_accurate(x[i + k], y[i + k]));
+  for (; i < e; ++i) acc[0] = add_accurate(acc[0], mul_accurate(x[i], y[i]));
+  return add_accurate(add_accurate(acc[0], acc[1]), add_accurate(acc[2], acc[3]));
+}
+
+void dot_dw_loop(const HostCall& c) {
+  with_dw_operands(c, "result", [&](auto x, auto y, auto r) {
+    using D = decltype(x[0]);
+    D s{};
+    for (std::size_t i = 0; i < x.n; ++i) s = add_accurate(s, mul_accurate(x[i], y[i]));
+    r.set(0, s);
+  });
+}
+
+// One contiguous range per thread; the per-thread sums are added in thread order.
+void dot_dw_omp(const HostCall& c) {
+  with_dw_operands(c, "result", [&](auto x, auto y, auto r) {
+    using D = decltype(x[0]);
+    const int threads = static_cast<int>(c.param("THREADS"));
+    std::vector<D> part(threads, D{});
+#pragma omp parallel num_threads(threads)
+    {
+      const std::size_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+      part[t] = dw_dot_range(x, y, x.n * t / nt, x.n * (t + 1) / nt);
+    }
+    D s{};
+    for (const auto& p : part) s = add_accurate(s, p);
+    r.set(0, s);
+  });
+}
+
 ParamDef block_param() { return {"BLOCK", {256, 1024, 4096, 16384, 65536}, 4096, "products per block"}; }
 
-bool add(const char* op, const char* name, const char* desc, std::vector<ParamDef> params, HostVariant::Fn fn) {
-  register_variant(std::make_shared<HostVariant>(op, name, desc, kSD, std::move(params), std::move(fn)));
+bool add(const char* op, const char* name, const char* desc, std::vector<ParamDef> params, HostVariant::Fn fn,
+         const std::vector<Precision>& precs = kSD) {
+  register_variant(std::make_shared<HostVariant>(op, name, desc, precs, std::move(params), std::move(fn)));
   return true;
 }
 
@@ -124,7 +207,14 @@ const bool registered = add("copy", "loop", "sequential loop", {}, copy_loop) &&
                         add("axpy", "omp", "OpenMP parallel loop", {threads_param()}, axpy_omp) &&
                         add("dot", "loop", "sequential recursive summation", {}, dot_loop) &&
                         add("dot", "omp", "OpenMP blocked summation, 8 accumulators per block",
-                            {threads_param(), block_param()}, dot_omp);
+                            {threads_param(), block_param()}, dot_omp) &&
+                        add("axpy", "dw_loop", "sequential loop, accurate double-word mul and add", {}, axpy_dw_loop,
+                            kDW) &&
+                        add("axpy", "dw_omp", "OpenMP parallel loop, accurate double-word mul and add",
+                            {threads_param()}, axpy_dw_omp, kDW) &&
+                        add("dot", "dw_loop", "sequential recursive double-word summation", {}, dot_dw_loop, kDW) &&
+                        add("dot", "dw_omp", "OpenMP: a range per thread with 4 double-word accumulators",
+                            {threads_param()}, dot_dw_omp, kDW);
 
 }  // namespace
 }  // namespace hetbench

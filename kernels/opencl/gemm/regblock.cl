@@ -1,0 +1,225 @@
+// Register-blocked GEMM in the style of CLBlast's Xgemm and CUTLASS's SIMT kernels.
+//
+// A work-group computes a BM×BN tile of C; the LX×LY work-items (LX = BN/TN, LY = BM/TM)
+// hold TM×TN elements each in registers. op(A) and op(B) go through local memory in
+// BK-deep tiles, both stored k-major (As[p][i], Bs[p][j]) so that a work-item reads its
+// A and B fragments as 4-vectors (one 128-bit local load each in S). The local tiles are double-buffered
+// and the next tile is fetched from global memory into registers while the current one
+// is multiplied, so one barrier per k-tile suffices and the global latency is hidden
+// behind BK·TM·TN multiply-adds.
+//
+// Work-item (tx, ty) owns rows 4·(ty + s·LY) + q (s < TM/4, q < 4) and columns
+// 4·(tx + s·LX) + q: 4-wide sub-tiles 4·LY rows (4·LX columns) apart. Within a warp the
+// B fragments of neighbouring tx are consecutive 16-byte words and the A fragments are
+// broadcasts, so fragment reads are free of bank conflicts, and the LX work-items of a
+// row store 4·LX consecutive elements of C.
+//
+// Edges: elements outside op(A) and op(B) are fetched as zeros and C is stored under
+// guards, so any m, n, k >= 1 works. Only work-groups that touch an edge of C, and the
+// last k-tile when BK does not divide k, take the guarded scalar path; the rest use
+// unpredicated 4-vector loads when the leading dimension allows (VEC_A, VEC_B, VEC_C
+// from the metadata: rows of 4-vectors are then 16-byte aligned).
+#define LX (BN / TN)
+#define LY (BM / TM)
+#define WGS (LX * LY)
+#define VA (BM * BK / 4)  // 4-vectors in a k-tile of op(A)
+#define VB (BN * BK / 4)
+#define NA ((VA + WGS - 1) / WGS)  // 4-vectors of op(A) per work-item and k-tile
+#define NB ((VB + WGS - 1) / WGS)
+// Whether 4-vector s of a work-item exists (only the last one can be missing).
+#define HAS_A(s) (VA % WGS == 0 || lid + (s) * WGS < VA)
+#define HAS_B(s) (VB % WGS == 0 || lid + (s) * WGS < VB)
+// A tile that is transposed on its way into local memory (op(A) not stored k-major, or
+// op(B) stored n-major) is written as 4 scalar stores per 4-vector; 4 elements of row
+// padding spread work-items that share a row over more banks and keep rows 16-byte
+// aligned.
+#if TA
+#define LDA BM
+#else
+#define LDA (BM + 4)
+#endif
+#if TB
+#define LDB (BN + 4)
+#else
+#define LDB BN
+#endif
+
+// op(A)[i..i+3][p] when A is stored k-major (TA), else op(A)[i][p..p+3]: 4 consecutive
+// elements in memory either way. Zeros outside op(A).
+REAL4 fetch_a(global const REAL* restrict A, const uint m, const uint k, const uint i, const uint p, const bool fast) {
+#if TA
+  if (fast) return *(global const REAL4*)(A + p * m + i);
+  REAL4 v;
+  v.x = (i + 0 < m && p < k) ? A_AT(i + 0, p) : (REAL)0;
+  v.y = (i + 1 < m && p < k) ? A_AT(i + 1, p) : (REAL)0;
+  v.z = (i + 2 < m && p < k) ? A_AT(i + 2, p) : (REAL)0;
+  v.w = (i + 3 < m && p < k) ? A_AT(i + 3, p) : (REAL)0;
+#else
+  if (fast) return *(global const REAL4*)(A + i * k + p);
+  REAL4 v;
+  v.x = (i < m && p + 0 < k) ? A_AT(i, p + 0) : (REAL)0;
+  v.y = (i < m && p + 1 < k) ? A_AT(i, p + 1) : (REAL)0;
+  v.z = (i < m && p + 2 < k) ? A_AT(i, p + 2) : (REAL)0;
+  v.w = (i < m && p + 3 < k) ? A_AT(i, p + 3) : (REAL)0;
+#endif
+  return v;
+}
+
+// op(B)[p][j..j+3] when B is stored k-major (!TB), else op(B)[p..p+3][j]. Zeros outside.
+REAL4 fetch_b(global const REAL* restrict B, const uint n, const uint k, const uint p, const uint j, const bool fast) {
+#if TB
+  if (fast) return *(global const REAL4*)(B + j * k + p);
+  REAL4 v;
+  v.x = (p + 0 < k && j < n) ? B_AT(p + 0, j) : (REAL)0;
+  v.y = (p + 1 < k && j < n) ? B_AT(p + 1, j) : (REAL)0;
+  v.z = (p + 2 < k && j < n) ? B_AT(p + 2, j) : (REAL)0;
+  v.w = (p + 3 < k && j < n) ? B_AT(p + 3, j) : (REAL)0;
+#else
+  if (fast) return *(global const REAL4*)(B + p * n + j);
+  REAL4 v;
+  v.x = (p < k && j + 0 < n) ? B_AT(p, j + 0) : (REAL)0;
+  v.y = (p < k && j + 1 < n) ? B_AT(p, j + 1) : (REAL)0;
+  v.z = (p < k && j + 2 < n) ? B_AT(p, j + 2) : (REAL)0;
+  v.w = (p < k && j + 3 < n) ? B_AT(p, j + 3) : (REAL)0;
+#endif
+  return v;
+}
+
+// Tile coordinates (x along m or n, p along k) of the 4-vector v of a k-tile. Consecutive
+// work-items take consecutive 4-vectors of the stored rows, so every fetch is coalesced.
+#if TA
+#define A_POS(v, x, p) const uint x = ((v) % (BM / 4)) * 4, p = (v) / (BM / 4)
+#else
+#define A_POS(v, x, p) const uint x = (v) / (BK / 4), p = ((v) % (BK / 4)) * 4
+#endif
+#if TB
+#define B_POS(v, x, p) const uint x = (v) / (BK / 4), p = ((v) % (BK / 4)) * 4
+#else
+#define B_POS(v, x, p) const uint x = ((v) % (BN / 4)) * 4, p = (v) / (BN / 4)
+#endif
+
+// Store the 4-vector val of tile position (x, p) k-major: one vector store when its
+// elements lie along x, four scalar stores (the transpose) when they lie along p.
+void stash(local REAL* t, const uint ld, const uint x, const uint p, const REAL4 val, const bool along_x) {
+  if (along_x) {
+    *(local REAL4*)(t + p * ld + x) = val;
+  } else {
+    t[(p + 0) * ld + x] = val.x;
+    t[(p + 1) * ld + x] = val.y;
+    t[(p + 2) * ld + x] = val.z;
+    t[(p + 3) * ld + x] = val.w;
+  }
+}
+
+kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void gemm_regblock(
+    const uint m, const uint n, const uint k, const REAL alpha, global const REAL* restrict A,
+    global const REAL* restrict B, const REAL beta, global REAL* restrict C) {
+  // REAL4 arrays: 16-byte aligned, so fragment reads and k-major tile stores are vectors.
+  local REAL4 As[2 * BK * LDA / 4];
+  local REAL4 Bs[2 * BK * LDB / 4];
+  const uint tx = get_local_id(0), ty = get_local_id(1);
+  const uint lid = ty * LX + tx;
+  const uint i0 = get_group_id(1) * BM, j0 = get_group_id(0) * BN;
+  const bool inner = i0 + BM <= m && j0 + BN <= n;
+
+  REAL acc[TM][TN];
+#pragma unroll
+  for (uint r = 0; r < TM; ++r)
+#pragma unroll
+    for (uint c = 0; c < TN; ++c) acc[r][c] = 0;
+
+  // ra, rb hold the next k-tile: its global loads are issued before the multiply-adds of
+  // the current one and only consumed (stored to local memory) after them.
+  REAL4 ra[NA], rb[NB];
+  bool full = inner && BK <= k;  // no guards needed: vector loads where aligned
+#pragma unroll
+  for (uint s = 0; s < NA; ++s) {
+    A_POS(lid + s * WGS, x, p);
+    if (HAS_A(s)) ra[s] = fetch_a(A, m, k, i0 + x, p, VEC_A && full);
+  }
+#pragma unroll
+  for (uint s = 0; s < NB; ++s) {
+    B_POS(lid + s * WGS, x, p);
+    if (HAS_B(s)) rb[s] = fetch_b(B, n, k, p, j0 + x, VEC_B && full);
+  }
+
+  const uint tiles = (k + BK - 1) / BK;
+  for (uint t = 0; t < tiles; ++t) {
+    // Buffer t & 1 was last read in iteration t - 2, before the barrier of iteration
+    // t - 1, so one barrier per k-tile separates every write from every read.
+    local REAL* as = (local REAL*)As + (t & 1) * (BK * LDA);
+    local REAL* bs = (local REAL*)Bs + (t & 1) * (BK * LDB);
+#pragma unroll
+    for (uint s = 0; s < NA; ++s) {
+      A_POS(lid + s * WGS, x, p);
+      if (HAS_A(s)) stash(as, LDA, x, p, ra[s], TA);
+    }
+#pragma unroll
+    for (uint s = 0; s < NB; ++s) {
+      B_POS(lid + s * WGS, x, p);
+      if (HAS_B(s)) stash(bs, LDB, x, p, rb[s], !TB);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    if (t + 1 < tiles) {
+      const uint p0 = (t + 1) * BK;
+      full = inner && p0 + BK <= k;
+#pragma unroll
+      for (uint s = 0; s < NA; ++s) {
+        A_POS(lid + s * WGS, x, p);
+        if (HAS_A(s)) ra[s] = fetch_a(A, m, k, i0 + x, p0 + p, VEC_A && full);
+      }
+#pragma unroll
+      for (uint s = 0; s < NB; ++s) {
+        B_POS(lid + s * WGS, x, p);
+        if (HAS_B(s)) rb[s] = fetch_b(B, n, k, p0 + p, j0 + x, VEC_B && full);
+      }
+    }
+
+    const local REAL4* as4 = (const local REAL4*)as;
+    const local REAL4* bs4 = (const local REAL4*)bs;
+#pragma unroll
+    for (uint p = 0; p < BK; ++p) {
+      REAL a[TM], b[TN];
+#pragma unroll
+      for (uint s = 0; s < TM / 4; ++s) {
+        const REAL4 v = as4[p * (LDA / 4) + ty + s * LY];
+        a[4 * s + 0] = v.x, a[4 * s + 1] = v.y, a[4 * s + 2] = v.z, a[4 * s + 3] = v.w;
+      }
+#pragma unroll
+      for (uint s = 0; s < TN / 4; ++s) {
+        const REAL4 v = bs4[p * (LDB / 4) + tx + s * LX];
+        b[4 * s + 0] = v.x, b[4 * s + 1] = v.y, b[4 * s + 2] = v.z, b[4 * s + 3] = v.w;
+      }
+#pragma unroll
+      for (uint r = 0; r < TM; ++r)
+#pragma unroll
+        for (uint c = 0; c < TN; ++c) acc[r][c] += a[r] * b[c];
+    }
+  }
+
+  // BLAS convention: with beta = 0, C is not read (it may hold NaN).
+  const bool use_c = beta != (REAL)0;
+#pragma unroll
+  for (uint s = 0; s < TM / 4; ++s)
+#pragma unroll
+    for (uint q = 0; q < 4; ++q) {
+      const uint r = 4 * s + q, i = i0 + 4 * (ty + s * LY) + q;
+#pragma unroll
+      for (uint u = 0; u < TN / 4; ++u) {
+        const uint j = j0 + 4 * (tx + u * LX);
+        REAL4 v = alpha * (REAL4)(acc[r][4 * u], acc[r][4 * u + 1], acc[r][4 * u + 2], acc[r][4 * u + 3]);
+        if (VEC_C && inner) {
+          global REAL4* c4 = (global REAL4*)(C + i * n + j);
+          if (use_c) v += beta * *c4;
+          *c4 = v;
+        } else if (i < m) {
+          // Scalar tail; j + w < n also keeps the read of C in bounds.
+          if (j + 0 < n) C_AT(i, j + 0) = use_c ? v.x + beta * C_AT(i, j + 0) : v.x;
+          if (j + 1 < n) C_AT(i, j + 1) = use_c ? v.y + beta * C_AT(i, j + 1) : v.y;
+          if (j + 2 < n) C_AT(i, j + 2) = use_c ? v.z + beta * C_AT(i, j + 2) : v.z;
+          if (j + 3 < n) C_AT(i, j + 3) = use_c ? v.w + beta * C_AT(i, j + 3) : v.w;
+        }
+      }
+    }
+}
