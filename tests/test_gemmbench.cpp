@@ -100,3 +100,33 @@ TEST(Gemmbench, BadDimensionsAndEntriesAreClearErrors) {
   EXPECT_EQ(r.status, 2);
   EXPECT_THAT(r.output, HasSubstr("--kernel takes GEMMbench entries"));
 }
+
+// A foreign kernel described generically: its entry, an argument order naming the op's
+// operands, and global/local expressions where "?" makes a local dimension tunable.
+TEST(ForeignKernel, QuestionMarkLocalSizesAreTunable) {
+  TempDir d;
+  const auto k = d.path() / "k";  // the kernel folder: every JSON under it is metadata
+  std::filesystem::create_directories(k);
+  write(k / "f.cl", kNt1x1);
+  write(k / "f.json", R"({"name": "foreign_nt", "op": "gemm", "source": "f.cl", "precisions": ["S"],
+    "entry": "gemm", "args": ["A", "B", "C", "alpha", "beta", "n"], "global": ["n", "m"], "local": ["?", "?"]})");
+  auto r = run_hetbench("--kernels " + k.string() + " run gemm --variant foreign_nt --device opencl:0:0 --precision S" +
+                        " --size 16@NT --size 40@NT --param LWS0=4,16 --param LWS1=2 --reps 2 --out " +
+                        (d.path() / "out").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  auto recs = hetbench::read_results(only_experiment(d.path() / "out"));
+  ASSERT_EQ(recs.size(), 4u);
+  int ok = 0, skipped = 0;
+  for (const auto& rec : recs) {
+    const bool divides = rec["sizes"]["n"].get<int>() % rec["params"]["LWS0"].get<int>() == 0;
+    EXPECT_EQ(rec["status"], divides ? "ok" : "skipped") << describe(rec);
+    ok += rec["status"] == "ok";
+    skipped += rec["status"] == "skipped";
+  }
+  EXPECT_EQ(ok, 3);
+  EXPECT_EQ(skipped, 1);  // 40 is no multiple of 16
+  auto bad = run_hetbench("--kernels " + k.string() + " run gemm --variant foreign_nt --device opencl:0:0 --precision S" +
+                          " --size 16@NT --param LWS0=3");
+  EXPECT_EQ(bad.status, 2) << bad.output;
+  EXPECT_THAT(bad.output, HasSubstr("LWS0=3 is outside the domain"));
+}

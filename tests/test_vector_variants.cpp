@@ -2,6 +2,7 @@
 // parameter values validates on the host and on the OpenCL CPU device (PoCL).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "hetbench/device.hpp"
@@ -40,6 +41,8 @@ TEST_P(VectorVariants, ValidateOnEveryDevice) {
   int checked = 0;
   for (const auto& v : variants_for(op)) {
     if (v->backend == "cuda") continue;  // tests/test_cuda_backend.cpp
+    if (std::find(v->precisions.begin(), v->precisions.end(), Precision::S) == v->precisions.end())
+      continue;  // DF/DD only: tests/test_dw_vectors.cpp
     for (const auto& dev : devices_for(*v)) {
       std::vector<std::map<std::string, std::string>> param_sets{{}};
       for (const auto& [k, val] : param_variations(*v)) param_sets.push_back({{k, val}});

@@ -208,6 +208,40 @@ class Meta {
 
 // A kernel variant from a metadata object; `origin` names it in messages and relative
 // file names start at `dir`.
+// "?" in a local size makes that dimension tunable, as foreign-kernel descriptions write
+// it: a parameter LWS<d> over the powers of two up to 1024, constrained to divide the
+// global size, with the work-group within the device's limit. Returns the local sizes
+// with each "?" replaced by its parameter's name.
+ojson tunable_local(KernelVariant& v, const Meta& m, const ojson& launch, const std::string& key,
+                    std::set<std::string>& known) {
+  auto as_array = [](const ojson& x) { return x.is_array() ? x : ojson::array({x}); };
+  auto text = [](const ojson& x) { return x.is_number_integer() ? std::to_string(x.get<long long>()) : x.get<std::string>(); };
+  ojson local = as_array(launch["local"]);
+  const ojson global = as_array(launch["global"]);
+  std::string product;
+  bool tunable = false;
+  for (std::size_t d = 0; d < local.size(); ++d) {
+    if (local[d].is_string() && local[d].get<std::string>() == "?") {
+      tunable = true;
+      const std::string name = fmt::format("LWS{}", d);
+      if (!v.param(name)) {
+        const long long def = local.size() == 1 ? 64 : local.size() == 2 ? 8 : 4;
+        v.params.push_back(ParamDef{name, {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, def,
+                                    fmt::format("local size in dimension {} ('?' in the metadata)", d)});
+        known.insert(name);
+      }
+      local[d] = name;
+      if (d < global.size() && (global[d].is_string() || global[d].is_number_integer()))
+        v.constraints.push_back(
+            m.expr(ojson(fmt::format("({}) % {} == 0", text(global[d]), name)), key, known));
+    }
+    if (local[d].is_string() || local[d].is_number_integer())
+      product += (product.empty() ? "(" : " * (") + text(local[d]) + ")";
+  }
+  if (tunable && !product.empty()) v.constraints.push_back(m.expr(ojson(product + " <= max_wg"), key, known));
+  return launch["local"].is_array() ? local : local[0];
+}
+
 std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path& dir, const std::string& origin) {
   Meta m(origin);
   if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", origin));
@@ -386,7 +420,7 @@ std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path&
     if (!l.contains("global")) m.fail(sub("global"), "missing");
     ls.global = m.dims(l["global"], sub("global"), known);
     if (l.contains("local") && !l["local"].is_null()) {
-      ls.local = m.dims(l["local"], sub("local"), known);
+      ls.local = m.dims(tunable_local(*v, m, l, sub("local"), known), sub("local"), known);
       if (ls.local.size() != ls.global.size()) m.fail(sub("local"), "must have as many dimensions as 'global'");
     }
     v->launches.push_back(std::move(ls));
