@@ -7,6 +7,7 @@
 #include <atomic>
 #include <csignal>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -366,6 +367,7 @@ int run_experiment(const Experiment& e, std::filesystem::path* dir) {
   auto old_term = std::signal(SIGTERM, on_signal);
 
   std::vector<nlohmann::json> records;
+  std::set<std::string> said_skip;
   int point = 0, failed = 0, errors = 0;
   for (const auto& r : runs) {
     for (auto prec : r.spec->precisions) {
@@ -380,7 +382,9 @@ int run_experiment(const Experiment& e, std::filesystem::path* dir) {
             const auto& v = *plan.variant;
             if (v.backend != dev->kernel_language()) continue;
             if (auto why = v.unsupported_reason(*dev, prec); !why.empty()) {
-              fmt::print(stderr, "hetbench: skipping {} on {} in {}: {}\n", v.id(), dev->id(), name(prec), why);
+              // Once per variant, device and precision, not once per size.
+              if (said_skip.insert(v.id() + "|" + dev->id() + "|" + name(prec)).second)
+                fmt::print(stderr, "hetbench: skipping {} on {} in {}: {}\n", v.id(), dev->id(), name(prec), why);
               continue;
             }
             for (const auto& pv : plan.param_sets) {
