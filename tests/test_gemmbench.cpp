@@ -35,14 +35,12 @@ kernel void gemm(global const double* restrict A, global const double* restrict 
 }
 )CL";
 
-void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
-
 }  // namespace
 
 TEST(Gemmbench, EntryRunsUnmodified) {
   TempDir d;
-  write(d.path() / "SGEMM_NT_1x1.cl", kNt1x1);
-  write(d.path() / "SGEMM_NT_1x1.json",
+  write_text(d.path() / "SGEMM_NT_1x1.cl", kNt1x1);
+  write_text(d.path() / "SGEMM_NT_1x1.json",
         R"({"name": "SGEMM_NT_1x1", "file": "SGEMM_NT_1x1.cl", "type": "S", "transA": "N", "transB": "T", "dj": 1, "di": 1})");
   auto r = run_hetbench("run gemm --kernel " + (d.path() / "SGEMM_NT_1x1.json").string() +
                         " --device opencl:0:0 --size 16,40 --lws 4,2 --reps 2 --out " + (d.path() / "out").string());
@@ -59,10 +57,10 @@ TEST(Gemmbench, EntryRunsUnmodified) {
 
 TEST(Gemmbench, FolderOfEntriesEachWithItsTypeAndLayout) {
   TempDir d;
-  write(d.path() / "s.cl", kNt1x1);
-  write(d.path() / "d.cl", kNn4x1);
-  write(d.path() / "s.json", R"({"name": "gb_s", "file": "s.cl", "type": "S", "transA": "N", "transB": "T", "dj": 1, "di": 1})");
-  write(d.path() / "d.json", R"({"name": "gb_d", "file": "d.cl", "type": "D", "transA": "N", "transB": "N", "dj": 1, "di": 4})");
+  write_text(d.path() / "s.cl", kNt1x1);
+  write_text(d.path() / "d.cl", kNn4x1);
+  write_text(d.path() / "s.json", R"({"name": "gb_s", "file": "s.cl", "type": "S", "transA": "N", "transB": "T", "dj": 1, "di": 1})");
+  write_text(d.path() / "d.json", R"({"name": "gb_d", "file": "d.cl", "type": "D", "transA": "N", "transB": "N", "dj": 1, "di": 4})");
   auto r = run_hetbench("run gemm --kernel " + d.str() + " --device opencl:0:0 --size 32 --reps 1 --out " +
                         (d.path() / "out").string());
   ASSERT_EQ(r.status, 0) << r.output;
@@ -76,8 +74,8 @@ TEST(Gemmbench, FolderOfEntriesEachWithItsTypeAndLayout) {
 
 TEST(Gemmbench, BadDimensionsAndEntriesAreClearErrors) {
   TempDir d;
-  write(d.path() / "d.cl", kNn4x1);
-  write(d.path() / "d.json", R"({"name": "gb_d4", "file": "d.cl", "type": "D", "transA": "N", "transB": "N", "dj": 1, "di": 4})");
+  write_text(d.path() / "d.cl", kNn4x1);
+  write_text(d.path() / "d.json", R"({"name": "gb_d4", "file": "d.cl", "type": "D", "transA": "N", "transB": "N", "dj": 1, "di": 4})");
   auto out = " --out " + (d.path() / "out").string();
   auto r = run_hetbench("run gemm --kernel " + (d.path() / "d.json").string() + " --size 66" + out);
   EXPECT_EQ(r.status, 2);
@@ -88,11 +86,11 @@ TEST(Gemmbench, BadDimensionsAndEntriesAreClearErrors) {
   r = run_hetbench("run gemm --kernel " + (d.path() / "d.json").string() + " --size 64x64x32" + out);
   EXPECT_EQ(r.status, 2);
   EXPECT_THAT(r.output, HasSubstr("square matrices"));
-  write(d.path() / "bad.json", R"({"name": "b", "file": "d.cl", "type": "D", "transA": "N", "transB": "X", "dj": 1, "di": 4})");
+  write_text(d.path() / "bad.json", R"({"name": "b", "file": "d.cl", "type": "D", "transA": "N", "transB": "X", "dj": 1, "di": 4})");
   r = run_hetbench("run gemm --kernel " + (d.path() / "bad.json").string() + " --size 64" + out);
   EXPECT_EQ(r.status, 2);
   EXPECT_THAT(r.output, HasSubstr("bad.json: key 'transB'"));
-  write(d.path() / "nodi.json", R"({"name": "b", "file": "d.cl", "type": "D", "transA": "N", "transB": "N", "dj": 1})");
+  write_text(d.path() / "nodi.json", R"({"name": "b", "file": "d.cl", "type": "D", "transA": "N", "transB": "N", "dj": 1})");
   r = run_hetbench("run gemm --kernel " + (d.path() / "nodi.json").string() + " --size 64" + out);
   EXPECT_EQ(r.status, 2);
   EXPECT_THAT(r.output, HasSubstr("nodi.json: key 'di': missing"));
@@ -107,8 +105,8 @@ TEST(ForeignKernel, QuestionMarkLocalSizesAreTunable) {
   TempDir d;
   const auto k = d.path() / "k";  // the kernel folder: every JSON under it is metadata
   std::filesystem::create_directories(k);
-  write(k / "f.cl", kNt1x1);
-  write(k / "f.json", R"({"name": "foreign_nt", "op": "gemm", "source": "f.cl", "precisions": ["S"],
+  write_text(k / "f.cl", kNt1x1);
+  write_text(k / "f.json", R"({"name": "foreign_nt", "op": "gemm", "source": "f.cl", "precisions": ["S"],
     "entry": "gemm", "args": ["A", "B", "C", "alpha", "beta", "n"], "global": ["n", "m"], "local": ["?", "?"]})");
   auto r = run_hetbench("--kernels " + k.string() + " run gemm --variant foreign_nt --device opencl:0:0 --precision S" +
                         " --size 16@NT --size 40@NT --param LWS0=4,16 --param LWS1=2 --reps 2 --out " +

@@ -4,7 +4,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
 
 #include "hetbench/error.hpp"
 #include "hetbench/op.hpp"
@@ -16,15 +15,13 @@ using testing::HasSubstr;
 
 namespace {
 
-void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-
 // Awkward shapes: 1x1, a dense row far longer than any work-group, a fifth of the rows
 // empty, a rectangular matrix, a power-law one, and a file with explicit empty rows.
 std::vector<std::string> awkward_matrices(const test::TempDir& tmp) {
   const std::string one = tmp.str() + "/one.mtx", gaps = tmp.str() + "/gaps.mtx";
-  write_file(one, "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 0.75\n");
+  test::write_text(one, "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 0.75\n");
   // rows 1, 3 and 5 empty; row 4 has its entries in reverse column order
-  write_file(gaps, "%%MatrixMarket matrix coordinate real general\n5 7 5\n2 3 0.5\n4 7 -1.5\n4 1 2.0\n2 1 -0.25\n"
+  test::write_text(gaps, "%%MatrixMarket matrix coordinate real general\n5 7 5\n2 3 0.5\n4 7 -1.5\n4 1 2.0\n2 1 -0.25\n"
                    "4 4 1.0\n");
   return {one, gaps, "gen:dense_row:n=3000,row=7", "gen:random:n=500,per_row=9,cols=731,empty=0.2",
           "gen:powerlaw:n=2000,avg=12", "gen:poisson2d:n=23", "gen:laplace3d27:n=7", "gen:banded:n=400,bw=13"};
@@ -105,7 +102,7 @@ TEST(Spmv, DroppedTermFailsTheBound) {
 TEST(Spmv, BadMatricesAndOptionsAreOneLineErrors) {
   test::TempDir tmp;
   const std::string broken = tmp.str() + "/broken.mtx";
-  write_file(broken, "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n9 1 2.0\n");
+  test::write_text(broken, "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n9 1 2.0\n");
   struct Case {
     std::string args, expect;
   };
@@ -129,7 +126,7 @@ TEST(Spmv, BadMatricesAndOptionsAreOneLineErrors) {
 TEST(Spmv, SpecFilesTakeMatrices) {
   test::TempDir tmp;
   const std::string spec = tmp.str() + "/spmv.json";
-  write_file(spec, R"({"name": "m", "runs": [{"op": "spmv", "devices": "host", "variants": "loop",
+  test::write_text(spec, R"({"name": "m", "runs": [{"op": "spmv", "devices": "host", "variants": "loop",
                       "matrices": ["gen:poisson2d:n=9", "gen:banded:n=50,bw=3"], "reps": 1, "warmup": 0}]})");
   auto r = test::run_hetbench("sweep " + spec + " --out " + tmp.str() + "/out --format csv");
   EXPECT_EQ(r.status, 0) << r.output;

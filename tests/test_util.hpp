@@ -67,6 +67,8 @@ inline CmdResult run_hetbench(const std::string& args, const std::string& env = 
 
 inline std::string source_dir() { return HETBENCH_SOURCE_DIR; }
 
+inline void write_text(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
+
 // The only experiment folder below `root`.
 inline std::filesystem::path only_experiment(const std::filesystem::path& root) {
   std::vector<std::filesystem::path> dirs;

@@ -149,14 +149,7 @@ class GemmOp final : public Op {
       prob->arrays.push_back(random_array<T>("B", k * n, seed, 2));
       prob->arrays.push_back(random_array<T>("C", m * n, seed, 3));
       prob->arrays.back().access = Access::InOut;
-      // Exactly representable in T (every variant multiplies by the same value), and
-      // neither 0 nor 1, so that a variant that drops α or β cannot pass.
-      auto scalar = [&](std::uint64_t stream) {
-        T v = static_cast<T>(random_value(seed, stream, 0));
-        if (v == T(1) || v == T(-1)) v *= T(0.75);
-        return v;
-      };
-      const T alpha = scalar(4), beta = scalar(5);
+      const T alpha = random_coefficient<T>(seed, 4), beta = random_coefficient<T>(seed, 5);
       prob->scalars.push_back({"alpha", false, static_cast<double>(alpha)});
       prob->scalars.push_back({"beta", false, static_cast<double>(beta)});
       compute_reference<T>(*prob, m, n, k, ta, tb, alpha, beta, seed);

@@ -69,13 +69,7 @@ class SpmvOp final : public Op {
       prob->arrays.push_back(random_array<T>("x", cols, seed, 11));
       prob->arrays.push_back(random_array<T>("y", rows, seed, 12));
       prob->arrays.back().access = Access::InOut;
-      // Exactly representable, and neither 0 nor ±1, so that dropping α or β shows.
-      auto scalar = [&](std::uint64_t stream) {
-        T x = static_cast<T>(random_value(seed, stream, 0));
-        if (x == T(1) || x == T(-1)) x *= T(0.75);
-        return x;
-      };
-      const T alpha = scalar(13), beta = scalar(14);
+      const T alpha = random_coefficient<T>(seed, 13), beta = random_coefficient<T>(seed, 14);
       prob->scalars.push_back({"alpha", false, static_cast<double>(alpha)});
       prob->scalars.push_back({"beta", false, static_cast<double>(beta)});
       compute_reference<T>(*prob, alpha, beta);

@@ -45,6 +45,16 @@ ArrayOperand random_array(const std::string& name, std::size_t n, std::uint64_t 
   return a;
 }
 
+// A scaling coefficient (GEMM's and SpMV's α, β): exactly representable in T, so that
+// every variant multiplies by the same value, and neither 0 nor ±1, so that a variant
+// that drops it cannot pass.
+template <class T>
+T random_coefficient(std::uint64_t seed, std::uint64_t stream) {
+  T v = static_cast<T>(random_value(seed, stream, 0));
+  if (v == T(1) || v == T(-1)) v *= T(0.75);
+  return v;
+}
+
 inline ArrayOperand output_array(const std::string& name, std::size_t n, std::size_t elem) {
   return ArrayOperand{name, false, Access::Out, n, elem, {}};
 }
