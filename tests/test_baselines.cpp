@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "core/results.hpp"
-#include "core/runner.hpp"
+#include "engine/results.hpp"
+#include "engine/runner.hpp"
 #include "hetbench/device.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"

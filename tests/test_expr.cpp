@@ -1,7 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/ranges.hpp"
+#include "util/ranges.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/expr.hpp"
 

@@ -16,8 +16,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/results.hpp"
-#include "core/runner.hpp"
+#include "engine/results.hpp"
+#include "engine/runner.hpp"
 
 namespace hetbench::test {
 

@@ -9,9 +9,9 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "core/ceilings.hpp"
-#include "core/results.hpp"
-#include "core/runner.hpp"
+#include "engine/ceilings.hpp"
+#include "engine/results.hpp"
+#include "engine/runner.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
 

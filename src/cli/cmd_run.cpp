@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "core/gemmbench.hpp"
-#include "core/runner.hpp"
+#include "kernel/gemmbench.hpp"
+#include "engine/runner.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
 

@@ -23,7 +23,7 @@
 #include <array>
 #include <cctype>
 
-#include "core/ranges.hpp"
+#include "util/ranges.hpp"
 #include "ops/gemm_problem.hpp"
 #include "ops/gemm_storage.hpp"
 

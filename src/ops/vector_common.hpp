@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "core/random.hpp"
-#include "core/ranges.hpp"
+#include "util/random.hpp"
+#include "util/ranges.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/op.hpp"
 

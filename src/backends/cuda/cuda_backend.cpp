@@ -1,5 +1,5 @@
 #include "backends/cuda/cuda_backend.hpp"
-#include "core/nvidia_arch.hpp"
+#include "backends/nvidia/nvidia_arch.hpp"
 
 #include <cublas_v2.h>
 
@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "core/nvml.hpp"
+#include "backends/nvidia/nvml.hpp"
 #include "hetbench/error.hpp"
 
 namespace hetbench {

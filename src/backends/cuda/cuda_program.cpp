@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "backends/cuda/cuda_backend.hpp"
-#include "core/cache.hpp"
+#include "util/cache.hpp"
 #include "hetbench/error.hpp"
 
 #ifndef HETBENCH_CUDA_INCLUDE

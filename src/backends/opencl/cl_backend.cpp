@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "backends/opencl/cl_check.hpp"
-#include "core/nvidia_arch.hpp"
+#include "backends/nvidia/nvidia_arch.hpp"
 #include "hetbench/error.hpp"
 
 namespace hetbench {

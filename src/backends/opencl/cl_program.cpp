@@ -5,7 +5,7 @@
 
 #include "backends/opencl/cl_backend.hpp"
 #include "backends/opencl/cl_check.hpp"
-#include "core/cache.hpp"
+#include "util/cache.hpp"
 #include "hetbench/error.hpp"
 
 namespace hetbench {

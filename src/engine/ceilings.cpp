@@ -1,4 +1,4 @@
-#include "core/ceilings.hpp"
+#include "engine/ceilings.hpp"
 
 #include <unistd.h>
 
@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "core/cache.hpp"
+#include "util/cache.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/observer.hpp"
 

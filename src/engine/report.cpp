@@ -1,11 +1,11 @@
-#include "core/report.hpp"
+#include "engine/report.hpp"
 
 #include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
 
-#include "core/results.hpp"
+#include "engine/results.hpp"
 
 namespace hetbench {
 

@@ -1,4 +1,4 @@
-#include "core/runner.hpp"
+#include "engine/runner.hpp"
 
 #include <unistd.h>
 #include <sys/utsname.h>
@@ -12,10 +12,10 @@
 
 #include <fmt/format.h>
 
-#include "core/ranges.hpp"
-#include "core/report.hpp"
-#include "core/results.hpp"
-#include "core/stats.hpp"
+#include "util/ranges.hpp"
+#include "engine/report.hpp"
+#include "engine/results.hpp"
+#include "util/stats.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/observer.hpp"
 #include "hetbench/variant.hpp"

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/ranges.hpp"
+#include "util/ranges.hpp"
 #include "hetbench/error.hpp"
 
 namespace hetbench {

@@ -1,4 +1,4 @@
-#include "core/cache.hpp"
+#include "util/cache.hpp"
 
 #include <unistd.h>
 

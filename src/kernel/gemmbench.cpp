@@ -1,4 +1,4 @@
-#include "core/gemmbench.hpp"
+#include "kernel/gemmbench.hpp"
 
 #include <filesystem>
 #include <fstream>

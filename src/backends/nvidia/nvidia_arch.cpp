@@ -1,4 +1,4 @@
-#include "core/nvidia_arch.hpp"
+#include "backends/nvidia/nvidia_arch.hpp"
 
 namespace hetbench {
 

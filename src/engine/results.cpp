@@ -1,4 +1,4 @@
-#include "core/results.hpp"
+#include "engine/results.hpp"
 
 #include <unistd.h>
 

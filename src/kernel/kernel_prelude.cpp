@@ -1,4 +1,4 @@
-#include "core/kernel_prelude.hpp"
+#include "kernel/kernel_prelude.hpp"
 
 #include <fmt/format.h>
 

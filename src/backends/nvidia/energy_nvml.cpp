@@ -16,7 +16,7 @@
 
 #include <fmt/format.h>
 
-#include "core/nvml.hpp"
+#include "backends/nvidia/nvml.hpp"
 #include "hetbench/observer.hpp"
 
 namespace hetbench {

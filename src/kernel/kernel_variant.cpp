@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "core/kernel_prelude.hpp"
-#include "core/ranges.hpp"
+#include "kernel/kernel_prelude.hpp"
+#include "util/ranges.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "core/runner.hpp"
+#include "engine/runner.hpp"
 #include "hetbench/error.hpp"
 
 namespace hetbench {

@@ -1,4 +1,4 @@
-#include "core/ranges.hpp"
+#include "util/ranges.hpp"
 
 #include <cmath>
 
