@@ -6,10 +6,9 @@
 #include <memory>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "hetbench/device.hpp"
 #include "hetbench/op.hpp"
+#include "hetbench/record.hpp"
 
 namespace hetbench {
 
@@ -18,18 +17,12 @@ class PointObserver {
   virtual ~PointObserver() = default;
   // Right before the first timed repetition.
   virtual void begin(Device& dev, const Problem& prob) { (void)dev; (void)prob; }
-  // Right after the last one; `seconds` is the median time of one repetition and `rec`
-  // the point's record so far (gflops, gbs, timing), to be completed.
-  virtual void end(Device& dev, const Problem& prob, double seconds, std::size_t reps, nlohmann::json& rec) {
-    (void)dev; (void)prob; (void)seconds; (void)reps; (void)rec;
-  }
-  // What the runner calls. `run_once` issues one more repetition (no output reset), for
-  // observers that need the work back to back (energy over >= 200 ms); by default it
-  // forwards to the overload above, so observers that do not need it stay unchanged.
-  virtual void end(Device& dev, const Problem& prob, double seconds, std::size_t reps, nlohmann::json& rec,
-                   const std::function<void()>& run_once) {
-    (void)run_once;
-    end(dev, prob, seconds, reps, rec);
+  // Right after the last one. `rec` holds the point's timing, gflops and gbs; the
+  // observer fills its fields of rec.observed. `run_once` issues one more repetition
+  // (no output reset), for observers that need the work back to back (energy over
+  // >= 200 ms).
+  virtual void end(Device& dev, const Problem& prob, PointRecord& rec, const std::function<void()>& run_once) {
+    (void)dev; (void)prob; (void)rec; (void)run_once;
   }
 };
 

@@ -155,22 +155,16 @@ namespace {
 // Adds the device's stored ceilings and the point's share of them to every record.
 class CeilingObserver final : public PointObserver {
  public:
-  using PointObserver::end;
   // Needs no extra repetition: run_once is left alone.
-  void end(Device& dev, const Problem& prob, double seconds, std::size_t reps, nlohmann::json& rec,
-           const std::function<void()>& run_once) override {
-    (void)reps;
-    (void)run_once;
+  void end(Device& dev, const Problem& prob, PointRecord& rec, const std::function<void()>&) override {
     // Read per point (a small file): a `hetbench ceilings` run in between is seen at once.
     auto c = load_ceilings(dev.info());
     if (!c) return;
-    auto pk = c->peak_gflops(prob.prec);
-    rec["ceiling"] = {{"gbs", c->copy->value},
-                      {"gflops", pk ? nlohmann::json(*pk) : nlohmann::json(nullptr)},
-                      {"source", c->file.string()}};
-    if (auto pct = roofline_pct(*c, prob.prec, prob.flops, prob.min_bytes, seconds)) rec["pct_ceiling"] = *pct;
-    if (rec.contains("gbs") && rec["gbs"].is_number())
-      rec["pct_bw"] = 100.0 * rec["gbs"].get<double>() / c->copy->value;
+    auto& o = rec.observed;
+    o.ceiling = PointCeiling{c->copy->value, c->peak_gflops(prob.prec), c->file.string()};
+    const double seconds = rec.timing ? rec.timing->seconds.median : 0;
+    o.pct_ceiling = roofline_pct(*c, prob.prec, prob.flops, prob.min_bytes, seconds);
+    if (rec.gbs) o.pct_bw = 100.0 * *rec.gbs / c->copy->value;
   }
 };
 

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/runner.hpp"
+#include "engine/spec.hpp"
 #include "hetbench/error.hpp"
 
 namespace hetbench {
@@ -36,10 +36,25 @@ int int_value(const nlohmann::json& v, const std::string& where, const std::stri
 
 }  // namespace
 
+const std::set<std::string>& run_spec_keys() {
+  static const std::set<std::string> keys{"op",    "variants", "variant", "devices",          "device", "precisions",
+                                          "sizes", "size",     "params",  "include_transfers", "reps",   "warmup",
+                                          "matrix", "matrices"};
+  return keys;
+}
+
+nlohmann::json to_json(const RunSpec& r) {
+  std::vector<std::string> precs;
+  for (auto p : r.precisions) precs.push_back(name(p));
+  nlohmann::json j = {{"op", r.op},       {"variants", r.variants}, {"devices", r.devices}, {"precisions", precs},
+                      {"sizes", r.sizes}, {"params", r.params},     {"reps", r.reps},       {"warmup", r.warmup},
+                      {"include_transfers", r.include_transfers}};
+  if (!r.inputs.empty()) j["matrices"] = r.inputs;
+  return j;
+}
+
 RunSpec run_spec_from_json(const nlohmann::json& j, const std::string& where) {
-  static const std::set<std::string> allowed{"op",    "variants", "variant", "devices",          "device", "precisions",
-                                             "sizes", "size",     "params",  "include_transfers", "reps",   "warmup",
-                                             "matrix", "matrices"};
+  const auto& allowed = run_spec_keys();
   if (!j.is_object()) throw Error(fmt::format("{}: a run must be a JSON object", where));
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!allowed.count(it.key())) bad(where, it.key(), "unknown key");

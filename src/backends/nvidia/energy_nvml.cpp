@@ -106,8 +106,6 @@ namespace {
 
 class NvmlEnergy final : public PointObserver {
  public:
-  using PointObserver::end;
-
   void begin(Device& dev, const Problem&) override {
     idle_w_.reset();
     auto [h, why] = handle(dev);
@@ -115,14 +113,15 @@ class NvmlEnergy final : public PointObserver {
     if (h && nvml::api()->DeviceGetPowerUsage(h, &mw) == nvml::kSuccess) idle_w_ = mw * 1e-3;
   }
 
-  void end(Device& dev, const Problem& prob, double seconds, std::size_t, nlohmann::json& rec,
-           const std::function<void()>& run_once) override {
+  void end(Device& dev, const Problem& prob, PointRecord& rec, const std::function<void()>& run_once) override {
+    auto& energy = rec.observed.energy;
+    const double seconds = rec.timing ? rec.timing->seconds.median : 0;
     auto [h, why] = handle(dev);
     double target_ms = 250;
     if (const char* e = std::getenv("HETBENCH_ENERGY_MS")) target_ms = std::atof(e);
     if (h && target_ms <= 0) why = "disabled (HETBENCH_ENERGY_MS=0)";
     if (!h || target_ms <= 0) {
-      rec["energy"] = {{"available", false}, {"reason", why}};
+      energy = {{"available", false}, {"reason", why}};
       return;
     }
     const auto* a = nvml::api();
@@ -177,7 +176,7 @@ class NvmlEnergy final : public PointObserver {
     if (!watts.empty()) avg_sampled /= static_cast<double>(watts.size());
     const double joules = counter ? (e1 - e0) * 1e-3 : avg_sampled * elapsed;
     if (joules <= 0) {
-      rec["energy"] = {{"available", false}, {"reason", "NVML reported no power or energy for this device"}};
+      energy = {{"available", false}, {"reason", "NVML reported no power or energy for this device"}};
       return;
     }
     nlohmann::json j = {{"available", true},
@@ -194,7 +193,7 @@ class NvmlEnergy final : public PointObserver {
     if (!watts.empty()) j["sampled_power_w"] = avg_sampled;
     if (sm_max > 0) j["sm_clock_mhz"] = {{"min", sm_min}, {"max", sm_max}};
     if (mem_max > 0) j["mem_clock_mhz"] = {{"min", mem_min}, {"max", mem_max}};
-    rec["energy"] = std::move(j);
+    energy = std::move(j);
   }
 
  private:

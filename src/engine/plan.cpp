@@ -1,0 +1,205 @@
+#include "engine/plan.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "hetbench/error.hpp"
+#include "util/ranges.hpp"
+
+namespace hetbench {
+
+namespace {
+
+std::vector<ParamValues> cartesian(const Variant& v, const std::map<std::string, std::vector<long long>>& given) {
+  std::vector<ParamValues> sets{ParamValues{}};
+  for (const auto& p : v.params) {
+    std::vector<long long> vals = given.count(p.name) ? given.at(p.name) : std::vector<long long>{p.def};
+    std::vector<ParamValues> next;
+    for (const auto& s : sets)
+      for (auto x : vals) {
+        auto t = s;
+        t[p.name] = x;
+        next.push_back(std::move(t));
+      }
+    sets = std::move(next);
+  }
+  return sets;
+}
+
+bool in_domain(const ParamDef& p, long long x) { return std::find(p.values.begin(), p.values.end(), x) != p.values.end(); }
+
+template <class T>
+bool contains(const std::vector<T>& v, const T& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+std::string precision_list(const std::vector<Precision>& ps) {
+  std::string s;
+  for (auto p : ps) s += (s.empty() ? "" : ", ") + std::string(name(p));
+  return s;
+}
+
+std::vector<std::shared_ptr<Variant>> choose_variants(const RunSpec& spec,
+                                                      const std::vector<std::shared_ptr<Variant>>& candidates) {
+  if (contains(spec.variants, std::string("all"))) return candidates;
+  std::vector<std::shared_ptr<Variant>> chosen;
+  for (const auto& name : spec.variants) {
+    bool hit = false;
+    for (const auto& v : candidates)
+      if (v->name == name || v->id() == name) {
+        chosen.push_back(v);
+        hit = true;
+      }
+    if (!hit) {
+      std::string ids;
+      for (const auto& v : candidates) ids += fmt::format("{}{}", ids.empty() ? "" : ", ", v->id());
+      throw Error(fmt::format("unknown variant '{}' of {}: available are {}", name, spec.op, ids));
+    }
+  }
+  return chosen;
+}
+
+void check_named_precisions(const RunSpec& spec, const std::vector<std::shared_ptr<Variant>>& chosen) {
+  if (contains(spec.variants, std::string("all"))) return;
+  // A variant named on purpose that has none of the asked precisions is a mistake, not
+  // a silent empty run ("all" just skips such variants).
+  for (const auto& v : chosen) {
+    bool any = false;
+    for (auto p : spec.precisions) any |= contains(v->precisions, p);
+    if (!any)
+      throw Error(fmt::format("variant {} has no {} version (it has {})", v->id(), precision_list(spec.precisions),
+                              precision_list(v->precisions)));
+  }
+}
+
+// Parameter values given by the user: each name must belong to a chosen variant and each
+// value must lie in the domain of at least one of them; a variant whose domain lacks a
+// value just leaves it out.
+std::map<std::string, std::vector<long long>> given_params(const RunSpec& spec,
+                                                           const std::vector<std::shared_ptr<Variant>>& chosen) {
+  std::map<std::string, std::vector<long long>> given;
+  for (const auto& [pname, list] : spec.params) {
+    given[pname] = parse_int_list(list, "parameter " + pname);
+    std::vector<const Variant*> owners;
+    for (const auto& v : chosen)
+      if (v->param(pname)) owners.push_back(v.get());
+    if (owners.empty()) throw Error(fmt::format("unknown parameter '{}': no chosen variant of {} has it", pname, spec.op));
+    for (auto x : given[pname]) {
+      bool somewhere = false;
+      for (const auto* v : owners) somewhere |= in_domain(*v->param(pname), x);
+      if (somewhere) continue;
+      std::string dom;
+      for (const auto* v : owners) {
+        std::string vals;
+        for (auto y : v->param(pname)->values) vals += fmt::format("{}{}", vals.empty() ? "" : ",", y);
+        dom += fmt::format("{}{} ({})", dom.empty() ? "" : "; ", v->id(), vals);
+      }
+      throw Error(fmt::format("parameter {}={} is outside the domain of {}", pname, x, dom));
+    }
+  }
+  return given;
+}
+
+// Ops with an input (spmv's matrices) take problems from it, the others from --size.
+std::vector<Sizes> problem_sizes(const RunSpec& spec, const Op& op, std::uint64_t seed) {
+  const std::string kind = op.input_kind();
+  if (kind.empty() && !spec.inputs.empty())
+    throw Error(fmt::format("op {} takes no --matrix ('{}'): give its problems with --size", spec.op, spec.inputs[0]));
+  if (!kind.empty() && !spec.sizes.empty())
+    throw Error(fmt::format("op {} takes its problems from --{} (a file or gen:NAME:...), not --size '{}'", spec.op,
+                            kind, spec.sizes[0]));
+  if (kind.empty() && spec.sizes.empty()) throw Error(fmt::format("no size given for {}", spec.op));
+  if (!kind.empty() && spec.inputs.empty())
+    throw Error(fmt::format("no --{} given for {}: a Matrix Market file or a generator such as gen:poisson3d:n=64",
+                            kind, spec.op));
+  std::vector<Sizes> sizes;
+  for (const auto& tok : spec.sizes)
+    for (auto& s : op.parse_sizes(tok)) sizes.push_back(s);
+  for (const auto& tok : spec.inputs)
+    for (auto& s : op.parse_input(tok, seed)) sizes.push_back(s);
+  return sizes;
+}
+
+}  // namespace
+
+RunPlan plan_run(const RunSpec& spec, std::uint64_t seed, const Op& op,
+                 const std::vector<std::shared_ptr<Variant>>& candidates,
+                 const std::vector<std::shared_ptr<Device>>& devices) {
+  RunPlan r;
+  r.spec = &spec;
+  r.op = &op;
+  r.devices = devices;
+  auto chosen = choose_variants(spec, candidates);
+  for (auto p : spec.precisions)
+    if (!contains(op.precisions(), p)) throw Error(fmt::format("op {} has no {} precision", spec.op, name(p)));
+  check_named_precisions(spec, chosen);
+  // Only variants that run on a chosen device count from here on.
+  std::erase_if(chosen, [&](const std::shared_ptr<Variant>& v) {
+    return std::none_of(devices.begin(), devices.end(),
+                        [&](const auto& d) { return d->kernel_language() == v->backend; });
+  });
+  const auto given = given_params(spec, chosen);
+  for (const auto& v : chosen) {
+    auto sets = cartesian(*v, given);
+    std::erase_if(sets, [&](const ParamValues& pv) {
+      return std::any_of(pv.begin(), pv.end(), [&](const auto& kx) { return !in_domain(*v->param(kx.first), kx.second); });
+    });
+    if (!sets.empty()) r.variants.push_back({v, std::move(sets)});
+  }
+  if (r.variants.empty())
+    throw Error(fmt::format("none of the chosen variants of {} runs on the chosen devices ({})", spec.op, spec.devices));
+  r.sizes = problem_sizes(spec, op, seed);
+  if (spec.reps < 1) throw Error(fmt::format("--reps {} is impossible: at least 1 repetition is needed", spec.reps));
+  if (spec.warmup < 0) throw Error(fmt::format("--warmup {} is impossible", spec.warmup));
+  // Memory, up front: a point that cannot fit is bad input, not a measurement.
+  for (const auto& d : devices)
+    for (const auto& s : r.sizes)
+      for (auto p : spec.precisions) {
+        auto need = op.device_bytes(s, p);
+        const auto& di = d->info();
+        if (di.global_mem && need > di.global_mem)
+          throw Error(fmt::format("{} {} at {} needs {:.3g} GB, more than the {:.3g} GB of {} ({})", spec.op, name(p),
+                                  format_sizes(s), need / 1e9, di.global_mem / 1e9, di.id, di.name));
+      }
+  return r;
+}
+
+Plan plan_points(std::vector<RunPlan> runs) {
+  Plan plan;
+  plan.runs = std::move(runs);
+  std::set<std::string> said;
+  for (std::size_t ri = 0; ri < plan.runs.size(); ++ri) {
+    const auto& r = plan.runs[ri];
+    for (auto prec : r.spec->precisions)
+      for (std::size_t si = 0; si < r.sizes.size(); ++si)
+        for (std::size_t di = 0; di < r.devices.size(); ++di) {
+          const Device& dev = *r.devices[di];
+          for (const auto& pv : r.variants) {
+            const Variant& v = *pv.variant;
+            if (v.backend != dev.kernel_language()) continue;
+            if (auto why = v.unsupported_reason(dev, prec); !why.empty()) {
+              if (said.insert(v.id() + "|" + dev.id() + "|" + name(prec)).second)
+                plan.left_out.push_back(fmt::format("skipping {} on {} in {}: {}", v.id(), dev.id(), name(prec), why));
+              continue;
+            }
+            for (const auto& params : pv.param_sets)
+              plan.points.push_back({ri, prec, si, di, &v, params, v.violated_constraint(dev, r.sizes[si], prec, params)});
+          }
+        }
+  }
+  return plan;
+}
+
+Plan plan_experiment(const Experiment& e) {
+  std::vector<RunPlan> runs;
+  for (const auto& r : e.runs) {
+    const Op& op = find_op(r.op);
+    auto candidates = variants_for(r.op);
+    runs.push_back(plan_run(r, e.seed, op, candidates, resolve_devices(r.devices)));
+  }
+  return plan_points(std::move(runs));
+}
+
+}  // namespace hetbench

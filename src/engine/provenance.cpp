@@ -1,0 +1,58 @@
+#include "engine/provenance.hpp"
+
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "engine/results.hpp"
+
+namespace hetbench {
+
+nlohmann::json host_json() {
+  utsname u{};
+  uname(&u);
+  std::string os = fmt::format("{} {} {}", u.sysname, u.release, u.machine);
+  std::ifstream rel("/etc/os-release");
+  std::string line;
+  while (std::getline(rel, line))
+    if (line.rfind("PRETTY_NAME=", 0) == 0) {
+      os = line.substr(12);
+      os.erase(std::remove(os.begin(), os.end(), '"'), os.end());
+      os += fmt::format(" ({} {})", u.release, u.machine);
+    }
+  return {{"hostname", u.nodename}, {"os", os}};
+}
+
+nlohmann::json experiment_json(const Experiment& e, const Plan& plan) {
+  nlohmann::json devices = nlohmann::json::array();
+  std::set<std::string> seen;
+  for (const auto& r : plan.runs)
+    for (const auto& d : r.devices)
+      if (seen.insert(d->id()).second) devices.push_back(to_json(d->info()));
+  // The runs are recorded once, as resolved in "runs"; "spec" keeps what lies beside them.
+  nlohmann::json spec = e.spec;
+  if (spec.is_object()) {
+    spec.erase("runs");
+    for (const auto& k : run_spec_keys()) spec.erase(k);
+  }
+  nlohmann::json runs = nlohmann::json::array();
+  for (const auto& r : e.runs) runs.push_back(to_json(r));
+  return {{"hetbench_version", HETBENCH_VERSION},
+          {"git_commit", HETBENCH_GIT_COMMIT},
+          {"command_line", e.command_line},
+          {"name", e.name},
+          {"spec", spec},
+          {"runs", runs},
+          {"seed", e.seed},
+          {"host", host_json()},
+          {"compiler", HETBENCH_COMPILER},
+          {"devices", devices},
+          {"start_time", now_iso8601()},
+          {"status", "running"}};
+}
+
+}  // namespace hetbench

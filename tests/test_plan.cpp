@@ -1,0 +1,175 @@
+// Planning without devices: fake devices and variants, the real op registry. Checks which
+// points exist, their order, constraint skips, left-out variants and bad input.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "engine/plan.hpp"
+#include "hetbench/error.hpp"
+
+namespace hetbench {
+namespace {
+
+using testing::HasSubstr;
+
+class FakeDevice final : public Device {
+ public:
+  FakeDevice(std::string id, bool fp64, std::uint64_t mem = 0) {
+    info_.id = std::move(id);
+    info_.backend = "fake";
+    info_.name = "Fake " + info_.id;
+    info_.fp64 = fp64;
+    info_.global_mem = mem;
+  }
+  const DeviceInfo& info() const override { return info_; }
+  std::unique_ptr<Buffer> alloc(std::size_t) override { throw Error("planning touched a device"); }
+  void finish() override { throw Error("planning touched a device"); }
+  double time(const std::function<void()>&) override { throw Error("planning touched a device"); }
+  std::string kernel_language() const override { return "fake"; }
+
+ private:
+  DeviceInfo info_;
+};
+
+class FakeVariant final : public Variant {
+ public:
+  FakeVariant(std::string n, std::vector<Precision> ps, std::vector<ParamDef> pd, std::vector<std::string> cons = {},
+              std::string be = "fake") {
+    op = "dot";
+    name = std::move(n);
+    backend = std::move(be);
+    kind = "kernel";
+    precisions = std::move(ps);
+    params = std::move(pd);
+    for (auto& c : cons) constraints.emplace_back(c);
+  }
+  std::unique_ptr<Instance> prepare(Device&, const Problem&, const BufferMap&, const ParamValues&) const override {
+    throw Error("planning prepared a variant");
+  }
+};
+
+struct PlanTest : testing::Test {
+  // a: S and D, WG in 8..64 with WG <= n; b: S only, VW 1,2,4; c: WG 8 only.
+  std::vector<std::shared_ptr<Variant>> variants{
+      std::make_shared<FakeVariant>("a", std::vector{Precision::S, Precision::D},
+                                    std::vector<ParamDef>{{"WG", {8, 16, 32, 64}, 16, ""}},
+                                    std::vector<std::string>{"WG <= n"}),
+      std::make_shared<FakeVariant>("b", std::vector{Precision::S}, std::vector<ParamDef>{{"VW", {1, 2, 4}, 1, ""}}),
+      std::make_shared<FakeVariant>("c", std::vector{Precision::S, Precision::D},
+                                    std::vector<ParamDef>{{"WG", {8}, 8, ""}})};
+  std::vector<std::shared_ptr<Device>> devices{std::make_shared<FakeDevice>("fake:0", true),
+                                               std::make_shared<FakeDevice>("fake:1", false)};
+
+  RunSpec spec(std::vector<std::string> names = {"all"}) {
+    RunSpec r;
+    r.op = "dot";
+    r.variants = std::move(names);
+    r.sizes = {"4,100"};
+    return r;
+  }
+  Plan plan(const RunSpec& r, std::vector<std::shared_ptr<Device>> devs = {}) {
+    return plan_points({plan_run(r, 1, find_op("dot"), variants, devs.empty() ? devices : devs)});
+  }
+};
+
+TEST_F(PlanTest, CountsOrderAndSkips) {
+  auto r = spec({"a", "b"});
+  r.params = {{"WG", "8,32"}};
+  auto p = plan(r);
+  // S: 2 sizes x 2 devices x (a: WG 8, 32; b: VW default) = 12
+  // D: b has no D, fake:1 has no FP64: 2 sizes x fake:0 x a: 2 = 4
+  ASSERT_EQ(p.points.size(), 16u);
+  std::size_t skipped = 0;
+  for (const auto& pt : p.points) skipped += !pt.skip.empty();
+  EXPECT_EQ(skipped, 6u);  // WG 8 and 32 exceed n=4: S on both devices, D on fake:0
+  // Ordered by precision, size, device, variant, parameter set.
+  const auto& first = p.points[0];
+  EXPECT_EQ(first.prec, Precision::S);
+  EXPECT_EQ(first.size, 0u);
+  EXPECT_EQ(first.device, 0u);
+  EXPECT_EQ(first.variant->name, "a");
+  EXPECT_EQ(first.params.at("WG"), 8);
+  EXPECT_THAT(first.skip, HasSubstr("WG <= n"));
+  EXPECT_EQ(p.points[1].params.at("WG"), 32);
+  EXPECT_EQ(p.points[2].variant->name, "b");
+  EXPECT_EQ(p.points[2].params.at("VW"), 1);
+  EXPECT_TRUE(p.points[2].skip.empty());
+  EXPECT_EQ(p.points[3].device, 1u);
+  EXPECT_EQ(p.points[6].size, 1u);
+  EXPECT_TRUE(p.points[6].skip.empty());
+  EXPECT_EQ(p.points[12].prec, Precision::D);
+  for (std::size_t i = 12; i < 16; ++i) EXPECT_EQ(p.points[i].device, 0u);
+  // Left out once per variant, device and precision, not once per size.
+  ASSERT_EQ(p.left_out.size(), 3u);
+  EXPECT_THAT(p.left_out[0], HasSubstr("fake/dot/b on fake:0 in D"));
+  EXPECT_THAT(p.left_out[1], HasSubstr("fake/dot/a on fake:1 in D: fake:1 has no FP64 support"));
+}
+
+TEST_F(PlanTest, ValueOutsideOneDomainLeavesThatVariantOut) {
+  auto r = spec();
+  r.params = {{"WG", "8,32"}};
+  r.precisions = {Precision::S};
+  auto p = plan(r, {devices[0]});
+  ASSERT_EQ(p.runs[0].variants.size(), 3u);
+  EXPECT_EQ(p.runs[0].variants[0].param_sets.size(), 2u);  // a: WG 8, 32
+  EXPECT_EQ(p.runs[0].variants[2].param_sets.size(), 1u);  // c: WG 8 only
+  EXPECT_EQ(p.points.size(), 2u * (2 + 1 + 1));
+}
+
+TEST_F(PlanTest, VariantsOfOtherBackendsDrop) {
+  variants.push_back(std::make_shared<FakeVariant>("o", std::vector{Precision::S}, std::vector<ParamDef>{},
+                                                   std::vector<std::string>{}, "other"));
+  auto p = plan(spec());
+  for (const auto& v : p.runs[0].variants) EXPECT_NE(v.variant->name, "o");
+  EXPECT_THAT([&] { plan(spec({"o"})); }, testing::ThrowsMessage<Error>(HasSubstr("none of the chosen variants")));
+}
+
+TEST_F(PlanTest, BadInputThrowsBeforeAnyPoint) {
+  auto expect_error = [&](RunSpec r, const std::string& what, std::vector<std::shared_ptr<Device>> devs = {}) {
+    SCOPED_TRACE(what);
+    EXPECT_THAT([&] { plan(r, devs); }, testing::ThrowsMessage<Error>(HasSubstr(what)));
+  };
+  auto r = spec();
+  r.params = {{"WG", "3"}};
+  expect_error(r, "WG=3 is outside the domain of fake/dot/a (8,16,32,64); fake/dot/c (8)");
+  r.params = {{"XYZ", "1"}};
+  expect_error(r, "unknown parameter 'XYZ'");
+  expect_error(spec({"nosuch"}), "unknown variant 'nosuch' of dot: available are fake/dot/a");
+  r = spec({"b"});
+  r.precisions = {Precision::D};
+  expect_error(r, "variant fake/dot/b has no D version (it has S)");
+  r = spec();
+  r.reps = 0;
+  expect_error(r, "--reps 0 is impossible");
+  r = spec();
+  r.sizes.clear();
+  expect_error(r, "no size given for dot");
+  r = spec();
+  r.inputs = {"gen:poisson2d:n=4"};
+  expect_error(r, "takes no --matrix");
+  r = spec();
+  r.sizes = {"1e9"};
+  expect_error(r, "more than the", {std::make_shared<FakeDevice>("fake:2", true, std::uint64_t{1} << 30)});
+}
+
+TEST(Plan, RegistriesAndTheHostDevice) {
+  Experiment e;
+  RunSpec r;
+  r.op = "axpy";
+  r.devices = "host";
+  r.sizes = {"10,1000"};
+  e.runs = {r};
+  auto p = plan_experiment(e);
+  ASSERT_EQ(p.runs.size(), 1u);
+  std::size_t versions = 0;
+  for (const auto& v : variants_for("axpy"))
+    if (v->backend == "host")
+      for (auto pr : v->precisions) versions += pr == Precision::S || pr == Precision::D;
+  EXPECT_EQ(p.points.size(), 2u * versions);
+  for (const auto& pt : p.points) {
+    EXPECT_EQ(p.runs[0].devices[pt.device]->id(), "host");
+    EXPECT_TRUE(pt.skip.empty());
+  }
+}
+
+}  // namespace
+}  // namespace hetbench
