@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <random>
 
 #include <fmt/format.h>
 
@@ -14,6 +13,7 @@
 #include "engine/runner.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
+#include "util/random.hpp"
 
 namespace hetbench::cli {
 
@@ -112,12 +112,11 @@ struct Opts {
 int run_ceilings(const Opts& o, bool seed_given, const std::string& command_line) {
   auto devices = resolve_devices(o.device);
   Experiment e;
-  std::random_device rd;
   e.name = "ceilings";
   e.out_root = o.out;
   e.best_only = true;
   e.command_line = command_line;
-  e.seed = seed_given ? o.seed : ((static_cast<std::uint64_t>(rd()) << 32 | rd()) & 0xFFFFFFFFFFFFull);
+  e.seed = seed_given ? o.seed : fresh_seed();
 
   struct Planned {
     std::shared_ptr<Device> dev;
@@ -160,9 +159,7 @@ int run_ceilings(const Opts& o, bool seed_given, const std::string& command_line
     planned.push_back(p);
   }
   if (planned.empty()) throw Error(fmt::format("no device of '{}' can be measured", o.device));
-  nlohmann::json runs = nlohmann::json::array();
-  for (const auto& r : e.runs) runs.push_back(to_json(r));
-  e.spec = {{"runs", runs}, {"seed", e.seed}, {"purpose", "hetbench ceilings"}};
+  e.spec = {{"seed", e.seed}, {"purpose", "hetbench ceilings"}};
 
   fs::path dir;
   const int rc = run_experiment(e, &dir);

@@ -1,5 +1,4 @@
 // hetbench run OP ..., hetbench sweep SPEC.json, and the default suite.
-#include <random>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -9,6 +8,7 @@
 #include "engine/runner.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
+#include "util/random.hpp"
 
 namespace hetbench::cli {
 
@@ -26,11 +26,6 @@ void add_common(CLI::App* sub, Common& c) {
   sub->add_option("--format", c.format, "stdout format")->check(CLI::IsMember({"table", "json", "csv", "md"}))
       ->capture_default_str();
   sub->add_option("--seed", c.seed, "seed of the random inputs (default: a fresh one, recorded)");
-}
-
-std::uint64_t fresh_seed() {
-  std::random_device rd;
-  return (static_cast<std::uint64_t>(rd()) << 32 | rd()) & 0xFFFFFFFFFFFFull;
 }
 
 void apply(const Common& c, Experiment& e, bool seed_given) {
@@ -107,8 +102,6 @@ Command add_run(CLI::App& app, const std::string& command_line) {
               }
             }
             e.command_line = command_line;
-            e.spec = {{"runs", nlohmann::json::array()}};
-            for (const auto& r : e.runs) e.spec["runs"].push_back(to_json(r));
             if (!o->kernel.empty()) e.spec["gemmbench"] = o->kernel;
             apply(o->c, e, sub->count("--seed") > 0);
             e.spec["seed"] = e.seed;

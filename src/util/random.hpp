@@ -6,8 +6,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <random>
 
 namespace hetbench {
+
+// A seed for an experiment that was given none: 48 bits, so that it survives a trip
+// through any JSON reader that keeps numbers as doubles.
+inline std::uint64_t fresh_seed() {
+  std::random_device rd;
+  return (static_cast<std::uint64_t>(rd()) << 32 | rd()) & 0xFFFFFFFFFFFFull;
+}
 
 inline std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
