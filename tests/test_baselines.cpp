@@ -16,6 +16,7 @@
 #include "hetbench/device.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
+#include "test_util.hpp"
 
 namespace hetbench {
 namespace {
@@ -44,15 +45,9 @@ class BaselinesTest : public ::testing::Test {
     r.sizes = {"1,7,1000,4097,1048579"};  // 2^20 + 3
     r.reps = 1;
     r.warmup = 0;
-    Experiment e;
-    e.name = op;
-    e.runs.push_back(r);
-    e.seed = 777;
-    e.out_root = (root_ / fmt::format("run{}", counter_++)).string();
-    e.best_only = true;
-    EXPECT_EQ(run_experiment(e), 0);
-    std::vector<nlohmann::json> recs;
-    for (const auto& d : fs::directory_iterator(e.out_root)) recs = read_results(d.path());
+    int status = -1;
+    auto recs = test::run_points(r, &status);
+    EXPECT_EQ(status, 0);
     ASSERT_EQ(recs.size(), 10u);  // 5 sizes x S, D
     for (const auto& rec : recs) {
       EXPECT_EQ(rec.value("status", ""), "ok") << rec.dump();
@@ -62,7 +57,6 @@ class BaselinesTest : public ::testing::Test {
   }
 
   static inline fs::path root_;
-  static inline int counter_ = 0;
 };
 
 bool have_opencl() {

@@ -17,6 +17,7 @@
 #include "hetbench/device.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/op.hpp"
+#include "test_util.hpp"
 
 namespace hetbench {
 namespace {
@@ -51,23 +52,7 @@ class CeilingsTest : public ::testing::Test {
     fs::remove_all(out_, ec);
   }
 
-  // Runs one RunSpec in its own experiment folder and returns the records.
-  static std::vector<nlohmann::json> run(RunSpec r, int* rc = nullptr) {
-    Experiment e;
-    e.name = r.op;
-    e.runs.push_back(r);
-    e.seed = 12345;
-    e.out_root = (out_ / fmt::format("run{}", counter_++)).string();
-    e.best_only = true;
-    const int status = run_experiment(e);
-    if (rc) *rc = status;
-    std::vector<nlohmann::json> recs;
-    for (const auto& d : fs::directory_iterator(e.out_root)) recs = read_results(d.path());
-    return recs;
-  }
-
   static inline fs::path cache_, out_;
-  static inline int counter_ = 0;
 };
 
 RunSpec spec(const std::string& op, const std::string& device, std::vector<std::string> sizes,
@@ -91,14 +76,14 @@ TEST_F(CeilingsTest, PeakValidatesOnHost) {
   auto r = spec("peak", "host", {"1,7,1000,4097"}, {{"EPT", "8,16,64"}});
   r.variants = {"host/peak/omp"};
   // 4 sizes x 3 EPT x 2 precisions
-  expect_all_ok(run(r), 24);
+  expect_all_ok(test::run_points(r), 24);
 }
 
 TEST_F(CeilingsTest, PeakValidatesOnPocl) {
   if (!have_opencl()) GTEST_SKIP() << "no OpenCL device";
   auto r = spec("peak", "opencl:0:0", {"1,7,1000,4097"}, {{"EPT", "1,2,4,8,16"}, {"WG", "64"}});
   r.variants = {"opencl/peak/fma"};
-  expect_all_ok(run(r), 40);
+  expect_all_ok(test::run_points(r), 40);
 }
 
 // out from the recurrence itself, then deliberately wrong versions of it.
@@ -176,7 +161,7 @@ TEST_F(CeilingsTest, CeilingsCommandWritesFileAndRecordsGetPct) {
       auto r = spec(op, dev, {op == std::string("copy") ? "2^22" : "2^15"});
       r.reps = 5;
       r.warmup = 1;
-      auto recs = run(r);
+      auto recs = test::run_points(r);
       ASSERT_FALSE(recs.empty());
       for (const auto& rec : recs) {
         SCOPED_TRACE(rec.dump());

@@ -18,6 +18,7 @@
 
 #include "engine/results.hpp"
 #include "engine/runner.hpp"
+#include "util/random.hpp"
 
 namespace hetbench::test {
 
@@ -40,10 +41,7 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-inline std::uint64_t fresh_seed() {
-  std::random_device rd;
-  return (static_cast<std::uint64_t>(rd()) << 20) ^ rd();
-}
+using hetbench::fresh_seed;
 
 struct CmdResult {
   int status = -1;
@@ -79,7 +77,7 @@ inline std::filesystem::path only_experiment(const std::filesystem::path& root) 
 }
 
 // Runs one RunSpec through the real runner into a temporary folder and returns the
-// records; the seed is fresh each time and reported on failure.
+// records; the seed is fresh each time (every record carries it: see describe).
 inline std::vector<nlohmann::json> run_points(const RunSpec& spec, int* status = nullptr) {
   TempDir tmp;
   Experiment e;
