@@ -4,12 +4,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <set>
 #include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "hetbench/device.hpp"
+#include "hetbench/record.hpp"
 #include "hetbench/variant.hpp"
 #include "test_util.hpp"
 
@@ -138,7 +140,8 @@ TEST(Results, SweepSpecAndPresetsRun) {
   auto r = run_hetbench("sweep " + (out.path() / "spec.json").string() + " --out " + (out.path() / "res").string());
   ASSERT_EQ(r.status, 0) << r.output;
   auto recs = hetbench::read_results(only_experiment(out.path() / "res"));
-  ASSERT_EQ(recs.size(), 4u * hetbench::resolve_devices("opencl").size());  // WG 8, 16, 32, 64 on every OpenCL device
+  // WG 8, 16, 32, 64 on every OpenCL device
+  ASSERT_EQ(recs.size(), 4u * hetbench::resolve_devices("opencl").size());
   for (const auto& rec : recs) EXPECT_EQ(rec["seed"], 7);
   // The shipped presets parse (they are run for real by scripts/, not in CI).
   for (const char* preset : {"default-suite.json", "explore-local-wg.json", "explore-global-n.json"}) {
@@ -176,4 +179,44 @@ TEST(Results, BuiltProgramsAreCachedOnDisk) {
   std::size_t again = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) again += e.path().extension() == ".bin";
   EXPECT_EQ(again, 2u);
+}
+
+// One to_json decides the record's keys: a skipped point has no measurement keys, a
+// measured one has every documented key that applies, and "message" only when not ok.
+TEST(Results, RecordKeys) {
+  hetbench::PointRecord rec;
+  rec.op = "dot";
+  rec.sizes = {{"n", 7}};
+  rec.params = {{"WG", 64}};
+  rec.status = hetbench::PointStatus::skipped;
+  rec.message = "constraint 'WG <= n' fails";
+  auto keys = [](const nlohmann::json& j) {
+    std::set<std::string> k;
+    for (auto it = j.begin(); it != j.end(); ++it) k.insert(it.key());
+    return k;
+  };
+  const std::vector<std::string> base{"point", "op",        "variant",   "variant_id", "kind", "backend", "device",
+                                      "device_name", "precision", "sizes", "params",     "seed", "time",    "status"};
+  auto with = [&](std::set<std::string> more) {
+    more.insert(base.begin(), base.end());
+    return more;
+  };
+  auto j = hetbench::to_json(rec);
+  EXPECT_EQ(keys(j), with({"message"}));
+  EXPECT_EQ(j["status"], "skipped");
+  EXPECT_EQ(j["params"]["WG"], 64);
+  rec.status = hetbench::PointStatus::ok;
+  rec.flops = 14;
+  rec.min_bytes = 56;
+  rec.timing = hetbench::PointTiming{true, "steady_clock", 3, hetbench::compute_stats({1e-6, 2e-6, 3e-6})};
+  rec.gflops = 0.007;
+  rec.gbs = 0.028;
+  rec.validation = hetbench::Validation{};
+  rec.observed.pct_ceiling = 12.5;
+  j = hetbench::to_json(rec);
+  EXPECT_EQ(keys(j), with({"flops", "min_bytes", "timing", "gflops", "gbs", "validation", "pct_ceiling"}));
+  EXPECT_EQ(j["timing"]["timed"], "kernel+transfers");
+  EXPECT_EQ(j["timing"]["reps"], 3);
+  EXPECT_EQ(j["timing"]["seconds"]["median"], 2e-6);
+  EXPECT_EQ(j["validation"]["passed"], true);
 }
