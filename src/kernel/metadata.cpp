@@ -171,7 +171,7 @@ std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path&
 
   std::set<std::string> known;
   for (const auto& [k, val] : device_vars(DeviceInfo{}, Precision::S)) known.insert(k);
-  for (const auto& s : op->size_names()) known.insert(s);
+  for (const auto& s : op->signature().size_keys()) known.insert(s);
 
   if (j.contains("params")) {
     if (!j["params"].is_object()) m.fail("params", "expected an object of NAME: {values|range, default}");
@@ -249,13 +249,8 @@ std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path&
     }
   }
 
-  // The op's operands, from a tiny problem: names are what matter here.
   std::set<std::string> operands;
-  {
-    auto prob = op->make_problem(op->tiny_sizes(), v->precisions.front(), 1);
-    for (const auto& a : prob->arrays) operands.insert(a.name);
-    for (const auto& s : prob->scalars) operands.insert(s.name);
-  }
+  for (const auto& o : op->signature().operands) operands.insert(o.name);
 
   ojson launches;
   if (j.contains("launches")) {
