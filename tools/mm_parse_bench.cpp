@@ -1,7 +1,6 @@
 // Matrix Market parse speed: writes a generated ~100 MB .mtx, then times reading it back.
-// Not built by CMake; from the repository root:
-//   g++ -std=c++20 -O2 -Iinclude -Isrc tools/mm_parse_bench.cpp src/sparse/*.cpp src/io/matrix_market.cpp -o /tmp/mm_parse_bench
-//   /tmp/mm_parse_bench [megabytes=100] [path=$TMPDIR/hetbench_mm_parse_bench.mtx]
+// Built with hetbench (the target mm_parse_bench); run by hand:
+//   build/mm_parse_bench [megabytes=100] [path=$TMPDIR/hetbench_mm_parse_bench.mtx]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>

@@ -14,9 +14,11 @@
 
 namespace hetbench {
 
-// A problem's dimensions by name (usable in metadata expressions). An op that reads its
-// problem from an input (spmv: a Matrix Market file or a generator spec) names the input
-// too, and its dimensions are the input's (rows, cols, nnz, ...).
+// A problem's axes by name (usable in metadata expressions): its dimensions, and the
+// choices the op's signature describes (GEMM's layout, the double-word storage), stored
+// as the integers Axis gives them. An op that reads its problem from an input (spmv: a
+// Matrix Market file or a generator spec) names the input too, and its dimensions are
+// the input's (rows, cols, nnz, ...).
 struct Sizes : std::map<std::string, std::int64_t> {
   using std::map<std::string, std::int64_t>::map;
   std::string input;  // e.g. "gen:poisson3d:n=128" or "m.mtx"; empty when sizes alone say it
@@ -27,7 +29,62 @@ std::string format_sizes(const Sizes& s);
 // As recorded: the dimensions, plus "input" when there is one.
 void to_json(nlohmann::json& j, const Sizes& s);
 
+// One axis of an op's problems: a dimension (an integer >= 0) or a choice among named
+// values. A choice is stored in Sizes either under its own name, holding the index of
+// the value (GEMM's ta: 0 = N, 1 = T), or, with `indicators`, as one 0/1 key per value
+// after the first, named after the value (storage aos/soa/d64: keys soa and d64), so
+// that metadata expressions read it as flags. Absent keys mean the first value.
+struct Axis {
+  enum class Kind { Dimension, Choice };
+  std::string name;
+  Kind kind = Kind::Dimension;
+  std::vector<std::string> values;  // Choice: the allowed values, the default first
+  bool indicators = false;
+  // Written into Sizes only when a size token names a value (so that records of problems
+  // that never name it stay as they were).
+  bool optional = false;
+  std::string doc;
+
+  static Axis dimension(std::string name, std::string doc = "");
+  static Axis choice(std::string name, std::vector<std::string> values, std::string doc = "", bool indicators = false,
+                     bool optional = false);
+  std::vector<std::string> keys() const;  // the Sizes keys the axis uses
+  std::size_t index(const Sizes& s) const;  // a choice's value index (0 when absent)
+  template <class E>
+  E get(const Sizes& s) const {
+    return static_cast<E>(index(s));
+  }
+  const std::string& value(const Sizes& s) const { return values.at(index(s)); }
+  void set(Sizes& s, std::size_t index) const;
+  // Case-insensitive; false when the value is not one of this choice's.
+  bool set(Sizes& s, const std::string& value) const;
+};
+
 enum class Access { In, Out, InOut };
+enum class Elem { Real, Int };  // the precision's storage type, or int32
+
+// An operand as kernels name it. The problem holds it with this name, kind and element
+// type; an InOut operand may be Out in a problem whose axes say its old value is unused.
+struct OperandSpec {
+  std::string name;
+  bool array = true;
+  Elem elem = Elem::Real;
+  Access access = Access::In;
+};
+
+// What an op's problems consist of, known without building one.
+struct OpSignature {
+  std::vector<OperandSpec> operands;
+  std::vector<Axis> axes;
+
+  const OperandSpec* operand(const std::string& name) const;
+  const Axis* axis(const std::string& name) const;
+  std::vector<std::string> size_keys() const;  // every key sizes may hold
+  // Applies a size-token suffix naming a choice's value ("soa", "d64"); false if none has it.
+  bool set_choice(Sizes& s, const std::string& value) const;
+  // Empty when the sizes are a point of this signature; otherwise what is wrong.
+  std::string check(const Sizes& s) const;
+};
 
 struct ArrayOperand {
   std::string name;
@@ -79,8 +136,8 @@ class Op {
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
   virtual std::vector<Precision> precisions() const { return {Precision::S, Precision::D}; }
-  // Names of the problem dimensions, usable in metadata expressions.
-  virtual std::vector<std::string> size_names() const { return {"n"}; }
+  // Operands and axes: static, so that metadata and listings need no problem.
+  virtual const OpSignature& signature() const = 0;
   // One --size token ("1000", "2^20", "1e6", ranges) to a list of problems; throws Error.
   virtual std::vector<Sizes> parse_sizes(const std::string& spec) const;
   // The kind of input the op reads its problems from ("matrix" for spmv), or "" when
@@ -90,13 +147,14 @@ class Op {
   // input (with the experiment's seed) and returns its dimensions; throws Error naming
   // the file, line or key on bad input.
   virtual std::vector<Sizes> parse_input(const std::string& token, std::uint64_t seed) const;
-  // The smallest problem (every size 1, or a 1x1 input): its operands name what kernel
-  // metadata may pass.
-  virtual Sizes tiny_sizes() const;
   // Bytes the problem needs on the device, without building it (memory checks up front).
   virtual std::size_t device_bytes(const Sizes& s, Precision p) const = 0;
-  virtual std::unique_ptr<Problem> make_problem(const Sizes& s, Precision p, std::uint64_t seed) const = 0;
+  // The problem, checked against the signature (sizes in, operands out); throws Error.
+  std::unique_ptr<Problem> make_problem(const Sizes& s, Precision p, std::uint64_t seed) const;
   virtual Validation validate(const Problem& prob, const Outputs& out) const = 0;
+
+ protected:
+  virtual std::unique_ptr<Problem> build_problem(const Sizes& s, Precision p, std::uint64_t seed) const = 0;
 };
 
 // Ops register themselves from their source files (static registrars).

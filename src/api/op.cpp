@@ -45,13 +45,18 @@ const ScalarOperand* Problem::scalar(const std::string& name) const {
   return nullptr;
 }
 
+// Every dimension the same order; choices at their defaults, written only when not optional.
 std::vector<Sizes> Op::parse_sizes(const std::string& spec) const {
   std::vector<Sizes> out;
-  auto names = size_names();
+  const auto& axes = signature().axes;
+  const std::string first = axes.empty() ? "n" : axes.front().name;
   for (long long n : parse_int_list(spec, "size")) {
-    if (n < 1) throw Error(fmt::format("size {} = {} is impossible: {} needs {} >= 1", names[0], n, name(), names[0]));
+    if (n < 1) throw Error(fmt::format("size {} = {} is impossible: {} needs {} >= 1", first, n, name(), first));
     Sizes s;
-    for (const auto& k : names) s[k] = n;
+    for (const auto& a : axes) {
+      if (a.kind == Axis::Kind::Dimension) s[a.name] = n;
+      else if (!a.optional) a.set(s, std::size_t{0});
+    }
     out.push_back(s);
   }
   return out;
@@ -59,12 +64,6 @@ std::vector<Sizes> Op::parse_sizes(const std::string& spec) const {
 
 std::vector<Sizes> Op::parse_input(const std::string& token, std::uint64_t) const {
   throw Error(fmt::format("op {} takes no input such as '{}': give its problems with --size", name(), token));
-}
-
-Sizes Op::tiny_sizes() const {
-  Sizes s;
-  for (const auto& k : size_names()) s[k] = 1;
-  return s;
 }
 
 void register_op(std::unique_ptr<Op> op) { op_registry().push_back(std::move(op)); }

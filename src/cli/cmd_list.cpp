@@ -26,6 +26,14 @@ int show(const std::string& what, const std::string& op_filter) {
       std::string precs;
       for (auto p : op->precisions()) precs += (precs.empty() ? "" : ",") + std::string(name(p));
       fmt::print("  {:<6} {} [{}]\n", op->name(), op->description(), precs);
+      const OpSignature& sig = op->signature();
+      std::vector<std::string> axes, operands;
+      for (const auto& a : sig.axes)
+        axes.push_back(a.kind == Axis::Kind::Dimension ? a.name : fmt::format("{}={}", a.name, fmt::join(a.values, "|")));
+      for (const auto& o : sig.operands)
+        operands.push_back(fmt::format("{}{}{}", o.name, o.elem == Elem::Int ? ":int" : "",
+                                       o.access == Access::Out ? " (out)" : o.access == Access::InOut ? " (inout)" : ""));
+      fmt::print("  {:<6}   axes: {}\n  {:<6}   operands: {}\n", "", fmt::join(axes, ", "), "", fmt::join(operands, ", "));
     }
   }
   if (what != "ops") {

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "kernel/gemmbench.hpp"
+#include "kernel/foreign/foreign.hpp"
 #include "engine/runner.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
@@ -66,8 +66,8 @@ Command add_run(CLI::App& app, const std::string& command_line) {
   sub->add_option("--reps", o->r.reps, "timed repetitions")->capture_default_str();
   sub->add_option("--warmup", o->r.warmup, "untimed runs before timing")->capture_default_str();
   sub->add_flag("--include-transfers", o->r.include_transfers, "time host-device transfers too");
-  sub->add_option("--kernel", o->kernel, "gemm: a GEMMbench entry (.json) or a folder of entries, run unmodified");
-  sub->add_option("--lws", o->lws, "gemm with --kernel: the local size J,I (GEMMbench's lws)");
+  sub->add_option("--kernel", o->kernel, "gemm: a GEMMbench entry (.json, hand-written or Lift-generated) or a folder of entries, run unmodified");
+  sub->add_option("--lws", o->lws, "with --kernel: the entry's tunable local size, J,I (GEMMbench's lws)");
   add_common(sub, o->c);
   return {sub, [o, sub, command_line] {
             Experiment e;
@@ -79,25 +79,20 @@ Command add_run(CLI::App& app, const std::string& command_line) {
                 throw Error(fmt::format("malformed --param '{}': expected NAME=values", p));
               o->r.params[p.substr(0, eq)] = p.substr(eq + 1);
             }
-            if (!o->lws.empty()) {
-              auto comma = o->lws.find(',');
-              if (comma == std::string::npos || o->kernel.empty())
-                throw Error(fmt::format("--lws '{}': expected J,I together with --kernel", o->lws));
-              o->r.params["LWS_J"] = o->lws.substr(0, comma);
-              o->r.params["LWS_I"] = o->lws.substr(comma + 1);
-            }
+            if (!o->lws.empty() && o->kernel.empty())
+              throw Error(fmt::format("--lws '{}': expected J,I together with --kernel", o->lws));
             e.name = o->r.op;
             if (o->kernel.empty()) {
               e.runs.push_back(o->r);
             } else {
-              if (o->r.op != "gemm")
-                throw Error(fmt::format("--kernel takes GEMMbench entries, which are gemm kernels, not {}", o->r.op));
-              // One run per entry: each fixes its own precision and layout.
-              for (const auto& entry : load_gemmbench(o->kernel)) {
+              // One run per entry: each fixes its own precision and problem axes.
+              for (const auto& entry : load_foreign_kernels(o->r.op, o->kernel)) {
                 RunSpec r = o->r;
                 r.variants = {entry.variant->id()};
-                r.precisions = {entry.type};
-                r.sizes = gemmbench_sizes(entry, o->r.sizes);
+                r.precisions = {entry.precision};
+                r.sizes = entry.sizes(o->r.sizes);
+                if (!o->lws.empty())
+                  for (auto& [k, v] : entry.local_size(o->lws)) r.params[k] = v;
                 e.runs.push_back(r);
               }
             }

@@ -1,11 +1,11 @@
 // Sweep spec files (docs/spec-format.md).
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "engine/spec.hpp"
+#include "util/json_file.hpp"
 #include "hetbench/error.hpp"
 
 namespace hetbench {
@@ -108,18 +108,7 @@ RunSpec run_spec_from_json(const nlohmann::json& j, const std::string& where) {
 }
 
 Experiment experiment_from_file(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw Error(fmt::format("cannot read spec file '{}'", path));
-  std::stringstream ss;
-  ss << f.rdbuf();
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(ss.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    std::string w = e.what();
-    auto p = w.find("] ");
-    throw Error(fmt::format("{}: invalid JSON: {}", path, p == std::string::npos ? w : w.substr(p + 2)));
-  }
+  const nlohmann::json j = read_json_file(path);
   if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", path));
   Experiment e;
   e.spec = j;

@@ -9,10 +9,14 @@ class CopyOp final : public Op {
  public:
   std::string name() const override { return "copy"; }
   std::string description() const override { return "y = x (the bandwidth ceiling)"; }
+  const OpSignature& signature() const override {
+    static const OpSignature sig = vector_signature({{"x"}, {"y", true, Elem::Real, Access::Out}}, {}, false);
+    return sig;
+  }
   std::size_t device_bytes(const Sizes& s, Precision p) const override {
     return vector_bytes(s, p, 2);
   }
-  std::unique_ptr<Problem> make_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
+  std::unique_ptr<Problem> build_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
     auto prob = new_problem(s, p);
     auto n = static_cast<std::size_t>(s.at("n"));
     with_real(p, [&]<class T>() {

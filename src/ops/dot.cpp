@@ -52,12 +52,15 @@ class DotOp final : public Op {
   std::vector<Precision> precisions() const override {
     return {Precision::S, Precision::D, Precision::DF, Precision::DD};
   }
-  std::vector<std::string> size_names() const override { return {"n", "soa"}; }
+  const OpSignature& signature() const override {
+    static const OpSignature sig = vector_signature({{"x"}, {"y"}, {"result", true, Elem::Real, Access::Out}}, {}, true);
+    return sig;
+  }
   std::vector<Sizes> parse_sizes(const std::string& spec) const override { return parse_vector_sizes(name(), spec); }
   std::size_t device_bytes(const Sizes& s, Precision p) const override {
     return vector_bytes(s, p, 2) + info(p).bytes;
   }
-  std::unique_ptr<Problem> make_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
+  std::unique_ptr<Problem> build_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
     auto prob = new_problem<DotProblem>(s, p);
     auto n = static_cast<std::size_t>(s.at("n"));
     if (is_double_word(p)) {

@@ -88,10 +88,7 @@ decltype(auto) with_layout(bool soa, F&& f) {
   return soa ? f(std::true_type{}) : f(std::false_type{});
 }
 
-inline bool soa_storage(const Problem& p) {
-  auto it = p.sizes.find("soa");
-  return it != p.sizes.end() && it->second != 0;
-}
+inline bool soa_storage(const Problem& p) { return vector_storage_axis().index(p.sizes) != 0; }
 
 // A double-word value: hi from random_value, lo from random_lo (never zero, |lo| <= ulp(hi)/2).
 template <class W>

@@ -17,6 +17,9 @@
 // 4096 elements' full dot products, with the first and last row and column always in),
 // so that validation stays O(64·64·k) instead of O(m·n·k).
 //
+// @plain (kernels without α and β, C = op(A)·op(B)): α = 1, β = 0 and C only written, so
+// Ĉ_ij = ŝ_ij and the bound is γ_k·(|A||B|)_ij (k roundings on each product's path).
+//
 // DF and DD (double-word A, B, C, α, β; storage @aos, @soa or @d64 for binary64
 // operands) are in src/ops/gemm_dw.cpp, with their bound.
 #include <algorithm>
@@ -35,8 +38,8 @@ using gemm_detail::GemmProblem;
 
 std::string malformed(const std::string& token) {
   return fmt::format(
-      "malformed GEMM size '{}': expected N, MxNxK or a range, optionally @NN|NT|TN|TT, and for DF and DD "
-      "@aos|soa|d64",
+      "malformed GEMM size '{}': expected N, MxNxK or a range, optionally @NN|NT|TN|TT, @plain, and for DF and "
+      "DD @aos|soa|d64",
       token);
 }
 
@@ -47,17 +50,29 @@ class GemmOp final : public Op {
   std::vector<Precision> precisions() const override {
     return {Precision::S, Precision::D, Precision::DF, Precision::DD};
   }
-  // soa and d64 (the double-word storage, src/ops/gemm_storage.hpp) are present only when
-  // a token names a storage; DF and DD problems always carry them.
-  std::vector<std::string> size_names() const override { return {"m", "n", "k", "ta", "tb", "soa", "d64"}; }
+  const OpSignature& signature() const override {
+    using namespace gemm_detail;
+    static const OpSignature sig{
+        {{"A"}, {"B"}, {"C", true, Elem::Real, Access::InOut},
+         // Every precision has the words of α and β (S, D: the value and 0), so that one
+         // operand list serves all.
+         {"alpha", false}, {"alpha_hi", false}, {"alpha_lo", false},
+         {"beta", false}, {"beta_hi", false}, {"beta_lo", false},
+         {"m", false, Elem::Int}, {"n", false, Elem::Int}, {"k", false, Elem::Int}},
+        {Axis::dimension("m", "rows of C"), Axis::dimension("n", "columns of C"), Axis::dimension("k", "inner dimension"),
+         trans_a_axis(), trans_b_axis(), gemm_storage_axis(), form_axis()}};
+    return sig;
+  }
 
   // DIMS[@LAYOUT][@STORAGE] (suffixes in either order); DIMS is a comma list of orders,
   // ranges of orders or MxNxK triples.
   std::vector<Sizes> parse_sizes(const std::string& token) const override {
+    using namespace gemm_detail;
     std::string dims = token;
-    long long ta = 0, tb = 0;
-    std::string storage;
-    bool layout = false;
+    Sizes common;  // the suffixes' axes, the same for every size of the token
+    trans_a_axis().set(common, std::size_t{0});
+    trans_b_axis().set(common, std::size_t{0});
+    bool layout = false, storage = false, form = false;
     if (auto at = token.find('@'); at != std::string::npos) {
       dims = token.substr(0, at);
       while (at != std::string::npos) {
@@ -65,16 +80,15 @@ class GemmOp final : public Op {
         std::string suf = token.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
         at = next;
         for (auto& c : suf) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-        if (suf == "AOS" || suf == "SOA" || suf == "D64") {
-          if (!storage.empty()) throw Error(malformed(token));
-          storage = suf;
-          continue;
+        bool* seen = gemm_storage_axis().set(common, suf) ? &storage : form_axis().set(common, suf) ? &form : nullptr;
+        if (!seen) {
+          if (suf.size() != 2 || !trans_a_axis().set(common, suf.substr(0, 1)) ||
+              !trans_b_axis().set(common, suf.substr(1, 1)))
+            throw Error(malformed(token));
+          seen = &layout;
         }
-        if (layout || suf.size() != 2 || (suf[0] != 'N' && suf[0] != 'T') || (suf[1] != 'N' && suf[1] != 'T'))
-          throw Error(malformed(token));
-        layout = true;
-        ta = suf[0] == 'T';
-        tb = suf[1] == 'T';
+        if (*seen) throw Error(malformed(token));
+        *seen = true;
       }
     }
     if (dims.empty()) throw Error(malformed(token));
@@ -119,11 +133,11 @@ class GemmOp final : public Op {
         if (v[d] < 1)
           throw Error(fmt::format("GEMM size '{}': {} = {} is impossible: gemm needs m, n, k >= 1", token, "mnk"[d],
                                   v[d]));
-      out.push_back(Sizes{{"m", v[0]}, {"n", v[1]}, {"k", v[2]}, {"ta", ta}, {"tb", tb}});
-      if (!storage.empty()) {
-        out.back()["soa"] = storage == "SOA";
-        out.back()["d64"] = storage == "D64";
-      }
+      Sizes s = common;
+      s["m"] = v[0];
+      s["n"] = v[1];
+      s["k"] = v[2];
+      out.push_back(s);
     }
     return out;
   }
@@ -136,22 +150,28 @@ class GemmOp final : public Op {
     return (m * k + k * n + 2 * m * n) * (d64 ? sizeof(double) : info(p).bytes);
   }
 
-  std::unique_ptr<Problem> make_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
+  std::unique_ptr<Problem> build_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
     if (is_double_word(p)) return gemm_detail::make_dw_problem(s, p, seed);
     auto prob = std::make_unique<GemmProblem>();
     prob->prec = p;
     prob->sizes = s;
     const auto m = static_cast<std::size_t>(s.at("m")), n = static_cast<std::size_t>(s.at("n")),
                k = static_cast<std::size_t>(s.at("k"));
-    const bool ta = s.at("ta") != 0, tb = s.at("tb") != 0;
+    const bool ta = gemm_detail::trans_a(s), tb = gemm_detail::trans_b(s), plain = gemm_detail::plain_form(s);
     with_real(p, [&]<class T>() {
       prob->arrays.push_back(random_array<T>("A", m * k, seed, 1));
       prob->arrays.push_back(random_array<T>("B", k * n, seed, 2));
-      prob->arrays.push_back(random_array<T>("C", m * n, seed, 3));
-      prob->arrays.back().access = Access::InOut;
-      const T alpha = random_coefficient<T>(seed, 4), beta = random_coefficient<T>(seed, 5);
-      prob->scalars.push_back({"alpha", false, static_cast<double>(alpha)});
-      prob->scalars.push_back({"beta", false, static_cast<double>(beta)});
+      if (plain) {
+        prob->arrays.push_back(output_array("C", m * n, sizeof(T)));
+      } else {
+        prob->arrays.push_back(random_array<T>("C", m * n, seed, 3));
+        prob->arrays.back().access = Access::InOut;
+      }
+      const T alpha = plain ? T(1) : random_coefficient<T>(seed, 4), beta = plain ? T(0) : random_coefficient<T>(seed, 5);
+      for (const char* nm : {"alpha", "alpha_hi"}) prob->scalars.push_back({nm, false, static_cast<double>(alpha)});
+      prob->scalars.push_back({"alpha_lo", false, 0.0});
+      for (const char* nm : {"beta", "beta_hi"}) prob->scalars.push_back({nm, false, static_cast<double>(beta)});
+      prob->scalars.push_back({"beta_lo", false, 0.0});
       compute_reference<T>(*prob, m, n, k, ta, tb, alpha, beta, seed);
       return 0;
     });
@@ -159,7 +179,7 @@ class GemmOp final : public Op {
     prob->scalars.push_back({"n", true, static_cast<double>(n)});
     prob->scalars.push_back({"k", true, static_cast<double>(k)});
     prob->flops = 2.0 * m * n * k;
-    prob->min_bytes = static_cast<double>(info(p).bytes) * (m * k + k * n + 2.0 * m * n);
+    prob->min_bytes = static_cast<double>(info(p).bytes) * (m * k + k * n + (plain ? 1.0 : 2.0) * m * n);
     prob->features["layout"] = std::string(ta ? "T" : "N") + (tb ? "T" : "N");
     return prob;
   }
@@ -170,7 +190,9 @@ class GemmOp final : public Op {
     return with_real(prob.prec, [&]<class T>() {
       const auto n = static_cast<std::size_t>(prob.sizes.at("n"));
       const double k = static_cast<double>(prob.sizes.at("k"));
-      const long double g = gamma_n(k + 2, info(prob.prec).u) + gamma_n(k + 2, ref_u<T>());
+      const bool plain = gemm_detail::plain_form(prob.sizes);
+      const double roundings = plain ? k : k + 2;
+      const long double g = gamma_n(roundings, info(prob.prec).u) + gamma_n(roundings, ref_u<T>());
       const T* c = typed<T>(output(out, "C"));
       const std::size_t nc = prob.cols.size();
       // The validated elements, gathered (all of C when not sampled), so that the usual
@@ -181,7 +203,8 @@ class GemmOp final : public Op {
       auto v = check_elements(
           got.data(), got.size(), [&](std::size_t i) { return prob.ref[i]; },
           [&](std::size_t i) { return g * prob.mag[i]; });
-      v.bound = "|C_ij - ref_ij| <= (gamma_{k+2} + gamma_{k+2}(u_ref)) (|alpha| (|A||B|)_ij + |beta| |C0_ij|)";
+      v.bound = plain ? "|C_ij - ref_ij| <= (gamma_k + gamma_k(u_ref)) (|A||B|)_ij (plain: C = op(A) op(B))"
+                      : "|C_ij - ref_ij| <= (gamma_{k+2} + gamma_{k+2}(u_ref)) (|alpha| (|A||B|)_ij + |beta| |C0_ij|)";
       v.note = gemm_detail::sample_note(prob);
       return v;
     });
@@ -196,7 +219,8 @@ class GemmOp final : public Op {
     using R = ref_t<T>;
     const T* A = typed<T>(prob.array("A").host);
     const T* B = typed<T>(prob.array("B").host);
-    const T* C = typed<T>(prob.array("C").host);
+    // Plain problems have no initial C (β = 0).
+    const T* C = prob.array("C").host.empty() ? nullptr : typed<T>(prob.array("C").host);
     gemm_detail::choose_checked(prob, m, n, k, seed);
     const std::size_t nr = prob.rows.size(), nc = prob.cols.size();
     prob.ref.assign(nr * nc, 0);
@@ -222,7 +246,7 @@ class GemmOp final : public Op {
           }
         }
         for (std::size_t q = 0; q < nc; ++q) {
-          const R c0 = C[i * n + prob.cols[q]];
+          const R c0 = C ? static_cast<R>(C[i * n + prob.cols[q]]) : R(0);
           prob.ref[r * nc + q] = static_cast<long double>(a * sum[q] + b * c0);
           prob.mag[r * nc + q] = static_cast<long double>(aa * abs[q] + ab * (c0 < 0 ? -c0 : c0));
         }

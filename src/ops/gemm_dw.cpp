@@ -7,7 +7,7 @@
 // multiplies of relative error ≤ m and additions of absolute error ≤ a·(|x| + |y|),
 //   |Ĉ_ij − C_ij| ≤ ((1 + m)^2 (1 + a)^(k+1) − 1)·(|α|·(|A||B|)_ij + |β|·|c_ij|),
 // m = 8u(1 + 4u_w) and a = 3u(1 + 16u_w) (u = u_w^2): these cover the accurate multiply
-// (JMP 2017 Alg. 12, 5u) and add (Alg. 6, 3u/(1 − 4u_w)·|x + y|) as well as seed 001's
+// (JMP 2017 Alg. 12, 5u) and add (Alg. 6, 3u/(1 − 4u_w)·|x + y|) as well as Mukunoki & Imamura's
 // sloppy DFmul (8u to first order) and DFadd (3u·(|x| + |y|) to first order), so one
 // bound serves every kernel configuration (the ADD and MUL parameters).
 // @d64 adds the conversions: inputs to DF with relative error ≤ u (Dekker split; exact
@@ -23,7 +23,7 @@ namespace hetbench::gemm_detail {
 namespace {
 
 // Relative error of each multiply and absolute error (per |x| + |y|) of each add that
-// the bound allows, covering the accurate and the sloppy (seed 001) operations.
+// the bound allows, covering the accurate and the sloppy (Mukunoki & Imamura) operations.
 struct GemmDwOps {
   double mul, add;
 };
@@ -79,11 +79,11 @@ std::unique_ptr<Problem> make_dw_problem(const Sizes& s, Precision p, std::uint6
   prob->sizes = s;
   const GemmStorage st = gemm_storage(s);
   // Kernels read the storage from the sizes (metadata "defines"): always present here.
-  prob->sizes["soa"] = st == GemmStorage::soa;
-  prob->sizes["d64"] = st == GemmStorage::d64;
+  gemm_storage_axis().set(prob->sizes, static_cast<std::size_t>(st));
+  if (plain_form(s)) throw Error(fmt::format("gemm @plain (C = op(A)*op(B)) is for S and D, not {}", name(p)));
   const auto m = static_cast<std::size_t>(s.at("m")), n = static_cast<std::size_t>(s.at("n")),
              k = static_cast<std::size_t>(s.at("k"));
-  const bool ta = s.at("ta") != 0, tb = s.at("tb") != 0;
+  const bool ta = trans_a(s), tb = trans_b(s);
   choose_checked(*prob, m, n, k, seed);
   with_word(p, [&]<class W>() {
     with_gemm_storage(st, [&](auto sc) {

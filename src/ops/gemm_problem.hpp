@@ -6,8 +6,29 @@
 #include <set>
 
 #include "ops/double_word.hpp"
+#include "ops/gemm_storage.hpp"
 
 namespace hetbench::gemm_detail {
+
+// Whether A (ta) and B (tb) are stored transposed: the layout suffix @NN, @NT, @TN, @TT.
+inline const Axis& trans_a_axis() {
+  static const Axis a = Axis::choice("ta", {"N", "T"}, "A stored transposed (k x m)");
+  return a;
+}
+inline const Axis& trans_b_axis() {
+  static const Axis a = Axis::choice("tb", {"N", "T"}, "B stored transposed (n x k)");
+  return a;
+}
+// @plain: C = op(A)·op(B), that is α = 1 and β = 0 with C only written: the form of
+// kernels that take no α and β (GEMMbench's Lift-generated entries). S and D.
+inline const Axis& form_axis() {
+  static const Axis a = Axis::choice("form", {"scaled", "plain"}, "scaled: alpha*op(A)*op(B) + beta*C; plain: op(A)*op(B)",
+                                     /*indicators=*/true, /*optional=*/true);
+  return a;
+}
+inline bool trans_a(const Sizes& s) { return trans_a_axis().index(s) != 0; }
+inline bool trans_b(const Sizes& s) { return trans_b_axis().index(s) != 0; }
+inline bool plain_form(const Sizes& s) { return form_axis().index(s) != 0; }
 
 constexpr double kFullLimit = 134217728.0;  // 2^27 multiply-adds
 constexpr std::size_t kSample = 64;

@@ -1,8 +1,9 @@
 // Storage of the GEMM operands A, B, C in the double-word precisions DF and DD, chosen by
-// a size suffix: @aos (default; interleaved (hi, lo) pairs, as seed 001's cudfreal
+// a size suffix: @aos (default; interleaved (hi, lo) pairs, as Mukunoki & Imamura's double-float
 // arrays), @soa (all hi words of the matrix, then all lo words: the size key "soa") or
 // @d64 (binary64 elements, converted to DF/DD when loaded and rounded back to binary64
-// when stored: seed 001's DGEMM-D(DF); the size key "d64"). S and D ignore the keys.
+// when stored: the DGEMM-D(DF) of Mukunoki & Imamura, "DGEMM using double-float
+// arithmetic on Maxwell GPUs"; the size key "d64"). S and D ignore the keys.
 #pragma once
 
 #include <type_traits>
@@ -11,15 +12,17 @@
 
 namespace hetbench {
 
-enum class GemmStorage { aos, soa, d64 };
+enum class GemmStorage { aos, soa, d64 };  // in the order of the axis' values
 
-inline GemmStorage gemm_storage(const Sizes& s) {
-  auto on = [&](const char* key) {
-    auto it = s.find(key);
-    return it != s.end() && it->second != 0;
-  };
-  return on("d64") ? GemmStorage::d64 : on("soa") ? GemmStorage::soa : GemmStorage::aos;
+// Optional: recorded only when a size names it (S and D ignore it); the double-word
+// problems always record it, since their kernels read it.
+inline const Axis& gemm_storage_axis() {
+  static const Axis a = Axis::choice("storage", {"aos", "soa", "d64"}, "double-word operand storage (DF, DD)",
+                                     /*indicators=*/true, /*optional=*/true);
+  return a;
 }
+
+inline GemmStorage gemm_storage(const Sizes& s) { return gemm_storage_axis().get<GemmStorage>(s); }
 
 inline const char* storage_name(GemmStorage s) {
   return s == GemmStorage::d64 ? "d64" : s == GemmStorage::soa ? "soa" : "aos";

@@ -36,10 +36,18 @@ class PeakOp final : public Op {
   std::string description() const override {
     return "FMA throughput: out_i = x_1024, x_0 = a_i, x_{k+1} = x_k*b + c (the compute ceiling)";
   }
+  const OpSignature& signature() const override {
+    static const OpSignature sig = [] {
+      auto s = vector_signature({{"a"}, {"out", true, Elem::Real, Access::Out}}, {"b", "c"}, false);
+      s.operands.push_back({"iters", false, Elem::Int});
+      return s;
+    }();
+    return sig;
+  }
   std::size_t device_bytes(const Sizes& s, Precision p) const override {
     return vector_bytes(s, p, 2);
   }
-  std::unique_ptr<Problem> make_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
+  std::unique_ptr<Problem> build_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
     auto prob = new_problem(s, p);
     auto n = static_cast<std::size_t>(s.at("n"));
     with_real(p, [&]<class T>() {

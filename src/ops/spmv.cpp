@@ -31,7 +31,16 @@ class SpmvOp final : public Op {
  public:
   std::string name() const override { return "spmv"; }
   std::string description() const override { return "y = alpha*A*x + beta*y, A sparse in CSR (--matrix)"; }
-  std::vector<std::string> size_names() const override { return {"rows", "cols", "nnz", "max_row"}; }
+  // The dimensions are the input matrix's, and integer scalars too.
+  const OpSignature& signature() const override {
+    static const OpSignature sig{
+        {{"row_ptr", true, Elem::Int}, {"col", true, Elem::Int}, {"val"}, {"x"}, {"y", true, Elem::Real, Access::InOut},
+         {"alpha", false}, {"beta", false}, {"rows", false, Elem::Int}, {"cols", false, Elem::Int},
+         {"nnz", false, Elem::Int}, {"max_row", false, Elem::Int}},
+        {Axis::dimension("rows"), Axis::dimension("cols"), Axis::dimension("nnz"),
+         Axis::dimension("max_row", "longest row")}};
+    return sig;
+  }
   std::string input_kind() const override { return "matrix"; }
 
   std::vector<Sizes> parse_input(const std::string& token, std::uint64_t seed) const override {
@@ -42,15 +51,13 @@ class SpmvOp final : public Op {
     return {s};
   }
 
-  Sizes tiny_sizes() const override { return parse_input("gen:poisson2d:n=1", 1).front(); }
-
   std::size_t device_bytes(const Sizes& s, Precision p) const override {
     const auto b = info(p).bytes;
     const auto rows = static_cast<std::size_t>(s.at("rows")), nnz = static_cast<std::size_t>(s.at("nnz"));
     return (rows + 1) * 4 + nnz * (4 + b) + static_cast<std::size_t>(s.at("cols")) * b + 2 * rows * b;
   }
 
-  std::unique_ptr<Problem> make_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
+  std::unique_ptr<Problem> build_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
     auto prob = std::make_unique<SpmvProblem>();
     prob->prec = p;
     prob->sizes = s;

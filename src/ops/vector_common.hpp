@@ -2,7 +2,6 @@
 // and the element-wise bound check.
 #pragma once
 
-#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -143,25 +142,43 @@ const T* typed(const std::vector<unsigned char>& bytes) {
   return reinterpret_cast<const T*>(bytes.data());
 }
 
+// The storage of double-word (DF, DD) vector operands: interleaved (hi, lo) pairs (aos),
+// or the n hi words followed by the n lo words (soa, the size key "soa"). S and D have one
+// word per element, so both storages are the same there.
+inline const Axis& vector_storage_axis() {
+  static const Axis a = Axis::choice("storage", {"aos", "soa"}, "double-word operand storage (DF, DD)",
+                                     /*indicators=*/true);
+  return a;
+}
+
+// The operands and axes of a vector op of length n: the arrays given, the scalars (real
+// ones first, then the integer n), and with `storage` the double-word storage axis.
+inline OpSignature vector_signature(std::vector<OperandSpec> arrays, const std::vector<std::string>& reals,
+                                    bool storage) {
+  OpSignature sig{std::move(arrays), {Axis::dimension("n", "vector length")}};
+  for (const auto& r : reals) sig.operands.push_back({r, false});
+  sig.operands.push_back({"n", false, Elem::Int});
+  if (storage) sig.axes.push_back(vector_storage_axis());
+  return sig;
+}
+
 // Sizes of AXPY and DOT: the integer list of Op::parse_sizes, optionally followed by
-// @aos or @soa, the storage of double-word (DF, DD) operands: the size key "soa" is 0 for
-// interleaved (hi, lo) pairs, 1 for the n hi words followed by the n lo words. S and D
-// have one word per element, so both storages are the same there.
+// @aos or @soa (vector_storage_axis).
 inline std::vector<Sizes> parse_vector_sizes(const std::string& op, const std::string& token) {
   std::string list = token;
-  long long soa = 0;
+  Sizes storage;
+  vector_storage_axis().set(storage, std::size_t{0});
   if (auto at = token.rfind('@'); at != std::string::npos) {
-    std::string lay = token.substr(at + 1);
     list = token.substr(0, at);
-    for (auto& c : lay) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (lay != "aos" && lay != "soa")
+    if (!vector_storage_axis().set(storage, token.substr(at + 1)))
       throw Error(fmt::format("malformed {} size '{}': expected sizes, optionally followed by @aos or @soa", op, token));
-    soa = lay == "soa";
   }
   std::vector<Sizes> out;
   for (long long n : parse_int_list(list, "size")) {
     if (n < 1) throw Error(fmt::format("size n = {} is impossible: {} needs n >= 1", n, op));
-    out.push_back(Sizes{{"n", n}, {"soa", soa}});
+    Sizes s = storage;
+    s["n"] = n;
+    out.push_back(s);
   }
   return out;
 }

@@ -1,0 +1,55 @@
+// Foreign kernels: entries of other benchmark collections, run unmodified. Each format
+// is translated into kernel metadata (a registered variant) plus what a run of it needs:
+// the precision and problem axes the entry fixes, its tunable local sizes and which
+// problem sizes it can compute. Formats: GEMMbench's hand-written entries and its
+// Lift-generated ones (src/kernel/foreign/gemmbench.cpp, lift.cpp), after Lokhmotov,
+// "GEMMbench: a framework for reproducible and collaborative benchmarking of matrix
+// multiplication".
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hetbench/precision.hpp"
+#include "hetbench/variant.hpp"
+
+namespace hetbench {
+
+struct ForeignKernel {
+  std::string format;  // "GEMMbench", "Lift"
+  std::string path;    // the entry file
+  std::shared_ptr<Variant> variant;
+  Precision precision = Precision::S;
+  // The problem axes the entry fixes, as a size suffix appended to every size ("@NT").
+  std::string suffix;
+  // The parameters of its tunable local size, in dimension order (what --lws sets).
+  std::vector<std::string> local_params;
+  // Empty when the entry computes this problem correctly; otherwise why not.
+  std::function<std::string(const Sizes&)> misfit;
+
+  // The size tokens of a run of this entry: each with the entry's suffix (a token that
+  // names other values for those axes is an error), every problem checked with misfit.
+  std::vector<std::string> sizes(const std::vector<std::string>& tokens) const;
+  // --lws values, one per local_params entry, as run parameters.
+  std::map<std::string, std::string> local_size(const std::string& lws) const;
+};
+
+// One entry file, or every entry in a folder, for `op`; throws Error naming the file
+// and key on a malformed entry.
+std::vector<ForeignKernel> load_foreign_kernels(const std::string& op, const std::string& path);
+
+namespace foreign_detail {
+[[noreturn]] void bad(const std::string& file, const std::string& key, const std::string& what);
+// The translators: an entry's JSON (its format recognised) to a registered kernel.
+ForeignKernel gemmbench_entry(const std::string& file, const nlohmann::ordered_json& j);
+ForeignKernel lift_entry(const std::string& file, const nlohmann::ordered_json& j);
+// GEMMbench kernels multiply square matrices: "" or why the sizes are not square.
+std::string square_misfit(const Sizes& s);
+}  // namespace foreign_detail
+
+}  // namespace hetbench

@@ -1,0 +1,45 @@
+// A kernel variant described by metadata (src/kernel/metadata.cpp parses it): its source,
+// per-point values, scratch buffers and launches.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hetbench/variant.hpp"
+
+namespace hetbench {
+
+struct ArgSpec {
+  std::string name;
+  std::string type;  // "", "int", "uint", "long", "ulong"
+};
+
+struct LaunchSpec {
+  std::string kernel;
+  std::vector<ArgSpec> args;
+  std::vector<Expr> global, local;
+};
+
+struct ScratchSpec {
+  std::string name;
+  Expr count;
+  bool is_int = false;
+  bool zero = false;  // zeroed once when prepared (counters that kernels reset themselves)
+};
+
+class KernelVariant final : public Variant {
+ public:
+  std::string source_path;
+  std::string source_text;  // includes then the kernel file, with #line markers
+  std::vector<std::pair<std::string, Expr>> lets;
+  std::vector<std::pair<std::string, Expr>> defines;  // extra -D NAME=value, per point
+  std::vector<ScratchSpec> scratch;
+  std::vector<LaunchSpec> launches;
+
+  std::unique_ptr<Instance> prepare(Device& dev, const Problem& prob, const BufferMap& bufs,
+                                    const ParamValues& pv) const override;
+};
+
+}  // namespace hetbench
