@@ -1,5 +1,5 @@
 // Double-word GEMM, DF or DD (REAL is the word), after Mukunoki & Imamura's DGEMM-DF(DF) and, with
-// binary64 storage (D64), DGEMM-D(DF): the structure of tiled.cl with elements as (hi, lo)
+// binary64 storage (D64), DGEMM-D(DF): the structure of portable/gemm/tiled.k with elements as (hi, lo)
 // pairs. A BM×BN tile of C per work-group; BK-deep tiles of op(A) and op(B) in local
 // memory as pairs (zeros outside the matrices, so any m, n, k works); work-item (tx, ty)
 // keeps TM×TN double-word accumulators for rows ty + r·LY and columns tx + c·LX. The
