@@ -35,7 +35,7 @@ std::vector<std::map<std::string, std::string>> param_sets(const Variant& v) {
   if (v.name == "tiled") out.push_back({{"BM", "32"}, {"BN", "16"}, {"BK", "8"}, {"TM", "2"}, {"TN", "1"}});
   if (v.name == "naive" && v.backend == "opencl") out.push_back({{"WX", "8"}, {"WY", "4"}});
   if (v.name == "coarse" && v.backend == "opencl")
-    out.push_back({{"BARRIER", "0"}, {"DI", "2"}, {"DJ", "8"}, {"LX", "8"}, {"LY", "4"}});
+    out.push_back({{"BARRIER", "0"}, {"DI", "2"}, {"DJ", "8"}, {"WX", "8"}, {"WY", "4"}});
   // 32 work-items fetch a 16x4 tile of op(B) in 16 4-vectors: some work-items fetch none.
   if (v.name == "regblock" && v.backend == "opencl")
     out.push_back({{"BM", "32"}, {"BN", "16"}, {"BK", "4"}, {"TM", "4"}, {"TN", "4"}});

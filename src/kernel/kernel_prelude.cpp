@@ -4,9 +4,50 @@
 
 namespace hetbench {
 
+namespace {
+
+// The words that differ between OpenCL C and CUDA C++, so that one kernel source under
+// kernels/portable/ serves both (as CLBlast maps its OpenCL kernels to CUDA). Kernels
+// are written in OpenCL C's vocabulary (uint, get_global_id, ...) with these macros for
+// qualifiers; CUDA gets the index functions as inline device functions, which fold to
+// the special registers once the dimension is a constant.
+constexpr const char* kOpenclWords = R"(#define KERNEL kernel
+#define LAUNCH_BOUNDS(...)
+#define GLOBAL_PTR global
+#define LOCAL_MEM local
+#define LOCAL_PTR local
+#define RESTRICT restrict
+#define INLINE inline
+#define BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define LDG(p) (*(p))
+)";
+
+constexpr const char* kCudaWords = R"(#define KERNEL extern "C" __global__
+#define LAUNCH_BOUNDS(...) __launch_bounds__(__VA_ARGS__)
+#define GLOBAL_PTR
+#define LOCAL_MEM __shared__
+#define LOCAL_PTR
+#define RESTRICT __restrict__
+#define INLINE __device__ __forceinline__
+#define BARRIER() __syncthreads()
+#define LDG(p) __ldg(p)
+typedef unsigned int uint;
+typedef unsigned long long ulong;
+__device__ __forceinline__ uint hb_dim3(const dim3 v, const int d) { return d == 0 ? v.x : d == 1 ? v.y : v.z; }
+__device__ __forceinline__ uint hb_dim3(const uint3 v, const int d) { return d == 0 ? v.x : d == 1 ? v.y : v.z; }
+__device__ __forceinline__ uint get_local_id(const int d) { return hb_dim3(threadIdx, d); }
+__device__ __forceinline__ uint get_group_id(const int d) { return hb_dim3(blockIdx, d); }
+__device__ __forceinline__ uint get_local_size(const int d) { return hb_dim3(blockDim, d); }
+__device__ __forceinline__ uint get_num_groups(const int d) { return hb_dim3(gridDim, d); }
+__device__ __forceinline__ uint get_global_id(const int d) { return get_group_id(d) * get_local_size(d) + get_local_id(d); }
+__device__ __forceinline__ uint get_global_size(const int d) { return get_num_groups(d) * get_local_size(d); }
+)";
+
+}  // namespace
+
 // REAL is the scalar word: float for S and DF, double for D and DD. Double-word kernels
 // (HB_PREC_DF, HB_PREC_DD, and HB_DW for either) keep each element as two REALs (hi, lo)
-// and do their arithmetic with kernels/opencl/include/dfdd.cl or include/hetbench/dfdd.hpp.
+// and do their arithmetic with kernels/common/dfdd.h.
 std::string kernel_prelude(const std::string& language, Precision p) {
   const auto& pi = info(p);
   const bool dw = p == Precision::DF || p == Precision::DD;
@@ -17,10 +58,12 @@ std::string kernel_prelude(const std::string& language, Precision p) {
     if (pi.needs_fp64) s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
     for (int w : {2, 3, 4, 8, 16}) s += fmt::format("#define REAL{} {}{}\n", w, pi.real_type, w);
     s += "#define REAL1 REAL\n";
+    s += kOpenclWords;
   } else if (language == "cuda") {
     // 16-byte vectors of words: float4 for S and DF, double2 for D and DD.
     s += wide ? "#define REAL2 double2\n#define REALV16 double2\n#define VEC16 2\n"
               : "#define REAL2 float2\n#define REAL4 float4\n#define REALV16 float4\n#define VEC16 4\n";
+    s += kCudaWords;
   }
   s += "#define HB_CAT_(a, b) a##b\n#define HB_CAT(a, b) HB_CAT_(a, b)\n";
   return s;

@@ -111,8 +111,13 @@ std::string kernel_source_text(const Meta& m, const ojson& j, const fs::path& di
     if (!j["includes"].is_array()) m.fail("includes", "expected an array of file names");
     for (std::size_t i = 0; i < j["includes"].size(); ++i) {
       auto key = fmt::format("includes[{}]", i);
-      fs::path inc = dir / m.str(j["includes"][i], key);
-      if (!fs::exists(inc)) m.fail(key, fmt::format("file '{}' not found", inc.string()));
+      // Beside the metadata first, then under the kernel root: shared sources such as
+      // "common/dfdd.h" are found wherever hetbench and its kernels are installed.
+      const std::string name = m.str(j["includes"][i], key);
+      fs::path inc = dir / name;
+      if (!fs::exists(inc)) inc = fs::path(kernel_dir()) / name;
+      if (!fs::exists(inc))
+        m.fail(key, fmt::format("file '{}' not found beside the metadata or under {}", name, kernel_dir()));
       text += fmt::format("#line 1 \"{}\"\n{}\n", inc.filename().string(), read(inc));
     }
   }

@@ -1,5 +1,5 @@
 // Double-word (DF, DD) operands in chunks of VEC16 elements (4 DF or 2 DD), two 16-byte
-// loads per operand whatever the storage. The arithmetic is include/hetbench/dfdd.hpp
+// loads per operand whatever the storage. The arithmetic is common/dfdd.h
 // (pasted before this file), whose __fadd_rn/__fmul_rn/__fma_rn intrinsics are never
 // contracted, so NVRTC's default --fmad=true leaves the error-free transformations intact.
 //  AoS (SOA == 0): chunk c is words [2*VEC16*c, 2*VEC16*(c+1)) = two REALV16 vectors of

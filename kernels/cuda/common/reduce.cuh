@@ -1,19 +1,5 @@
 // Block reductions. The result is valid in thread 0.
 
-// Shared-memory tree, as in the OpenCL seed (BS a power of two).
-template <int BS>
-__device__ __forceinline__ REAL hb_tree_sum(REAL v, REAL* buf) {
-  const unsigned t = threadIdx.x;
-  buf[t] = v;
-  __syncthreads();
-#pragma unroll
-  for (int off = BS / 2; off > 0; off >>= 1) {
-    if (t < off) buf[t] += buf[t + off];
-    __syncthreads();
-  }
-  return buf[0];
-}
-
 // Warp shuffles, then one value per warp through shared memory (BS a multiple of 32).
 __device__ __forceinline__ REAL hb_warp_sum(REAL v) {
 #pragma unroll
@@ -34,17 +20,8 @@ __device__ __forceinline__ REAL hb_shfl_sum(REAL v) {
 }
 
 #ifdef RWG  // only variants with a separate final pass define it
-// Final pass: one block of RWG threads adds n partial sums into out[0].
-extern "C" __global__ void __launch_bounds__(RWG) reduce_sum(const unsigned n, const REAL* __restrict__ in,
-                                                             REAL* __restrict__ out) {
-  __shared__ REAL buf[RWG];
-  REAL s = 0;
-  for (unsigned i = threadIdx.x; i < n; i += RWG) s += in[i];
-  s = hb_tree_sum<RWG>(s, buf);
-  if (threadIdx.x == 0) out[0] = s;
-}
-
-// The same with warp shuffles (RWG a multiple of 32).
+// Final pass: one block of RWG threads adds n partial sums into out[0] with warp
+// shuffles (RWG a multiple of 32); the shared-memory tree is portable/common/reduce.k.
 extern "C" __global__ void __launch_bounds__(RWG) reduce_sum_shfl(const unsigned n, const REAL* __restrict__ in,
                                                                   REAL* __restrict__ out) {
   REAL s = 0;

@@ -3,7 +3,7 @@
 // accumulator each, grid-stride over cu*WAVES blocks, warp-shuffle block sums; the last
 // block to finish adds the per-block partials (double-words in `partial`, read through
 // L2) and resets the counter for the next run. Every product and sum uses the accurate
-// mul and add (dfdd.hpp).
+// mul and add (common/dfdd.h).
 extern "C" __global__ void __launch_bounds__(WG) dot_dw(const unsigned n, const REAL* __restrict__ x,
                                                         const REAL* __restrict__ y, REAL* __restrict__ partial,
                                                         unsigned* __restrict__ counter, REAL* __restrict__ result) {

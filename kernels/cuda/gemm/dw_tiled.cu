@@ -1,6 +1,6 @@
-// Double-word GEMM, DF or DD (REAL is the word: float or double), after seed 001's
+// Double-word GEMM, DF or DD (REAL is the word: float or double), after Mukunoki & Imamura's
 // DGEMM-DF(DF) and, with binary64 storage (D64), DGEMM-D(DF): C = α·op(A)·op(B) + β·C.
-// A BM×BN tile of C per block (seed 001: 48×48, BK = 16). The block copies BK-deep tiles
+// A BM×BN tile of C per block (Mukunoki & Imamura: 48×48, BK = 16). The block copies BK-deep tiles
 // of op(A) and op(B) into shared memory as (hi, lo) pairs, one REAL2 per element, so that
 // a thread reads one operand with one LDS.64 (DF) or LDS.128 (DD); thread (tx, ty) keeps
 // TM×TN double-word accumulators for rows ty + r·LY and columns tx + c·LX, so that the
@@ -9,10 +9,10 @@
 // double-words only when stored, after the arithmetic, so the loads stay in flight).
 // Zeros are fetched outside the matrices, so any m, n, k and layout work.
 //
-// The inner step is the double-word multiply-add of include/hetbench/dfdd.hpp (pasted
+// The inner step is the double-word multiply-add of common/dfdd.h (pasted
 // before this file), whose __fadd_rn/__fmul_rn/__fmaf_rn never contract: MUL and ADD pick
-// seed 001's DFmul (5 word ops) and DFadd (11) or JMP 2017's Alg. 12 (9) and Alg. 6 (20),
-// so a multiply-add costs 16 (MUL=0 ADD=0, seed 001), 20, 25 or 29 word operations.
+// Mukunoki & Imamura's DFmul (5 word ops) and DFadd (11) or JMP 2017's Alg. 12 (9) and Alg. 6 (20),
+// so a multiply-add costs 16 (MUL=0 ADD=0, Mukunoki & Imamura's), 20, 25 or 29 word operations.
 // The storage: AoS (interleaved pairs), SOA (all hi words, then all lo words of the
 // matrix) or D64 (binary64, split into DF / widened to DD on load, rounded at the store).
 #define LX (BN / TN)
@@ -42,7 +42,7 @@ typedef double gdw_word;
 typedef double gdw_raw;
 __device__ __forceinline__ hb_dw gdw_cvt(const double d) {
 #if HB_PREC_DF
-  return hetbench::to_df(d);  // Dekker split (seed 001's double_to_cudfreal)
+  return hetbench::to_df(d);  // Dekker split (Mukunoki & Imamura's double_to_cudfreal)
 #else
   return hetbench::to_dd(d);
 #endif

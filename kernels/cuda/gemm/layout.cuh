@@ -1,20 +1,5 @@
-// Row-major GEMM operands and 16-byte vector moves, shared by the CUDA gemm variants.
-// TA and TB (0 or 1) come from the metadata "defines" per point. A_AT(i, p) is op(A)[i][p]
-// (op(A) is m×k; A is stored k×m when TA), B_AT(p, j) is op(B)[p][j] (op(B) is k×n; B is
-// stored n×k when TB). 32-bit indices: each matrix must have fewer than 2^32 elements
-// (a constraint in every variant), which keeps address arithmetic to single IMADs.
-#if TA
-#define A_AT(i, p) A[(p) * m + (i)]
-#else
-#define A_AT(i, p) A[(i) * k + (p)]
-#endif
-#if TB
-#define B_AT(p, j) B[(j) * k + (p)]
-#else
-#define B_AT(p, j) B[(p) * n + (j)]
-#endif
-#define C_AT(i, j) C[(i) * n + (j)]
-
+// 16-byte vector moves for the CUDA gemm variants (after portable/gemm/layout.k, which
+// gives the operands' index macros A_AT, B_AT, C_AT).
 // W consecutive elements between memory and registers, as one W-wide access (W = 1, 2 or,
 // in S, 4; W * sizeof(REAL) <= 16). The address must be aligned to W elements: callers
 // guarantee it with a per-point define that checks the leading dimension.

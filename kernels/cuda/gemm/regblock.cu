@@ -15,7 +15,7 @@
 //
 // Global tiles are copied in slots of V elements that run along the stored rows of the
 // operand (p for A when !TA and B when TB, i or j otherwise), so every layout reads whole
-// 32-byte sectors; AVEC/BVEC (per-point defines: the leading dimension is a multiple of
+// 32-byte sectors; VEC_A/VEC_B (per-point defines: the leading dimension is a multiple of
 // V) turn a slot into one 16-byte load. Slots along p are stored transposed, V scalar
 // STS, into rows padded by V elements to spread them over the banks. Blocks wholly
 // inside C load full k-tiles unpredicated; only tiles that cross an edge of op(A) or
@@ -76,10 +76,10 @@ __device__ __forceinline__ void rb_fetch_edge(const REAL* __restrict__ A, const 
     if (rb_has(kSlotsA, s)) {
 #if TA  // A is k×m: slots run along i
       const unsigned p = p0 + s / (BM / kV), i = i0 + s % (BM / kV) * kV;
-      rb_slot_edge<AVEC>(A + p * m + i, p < k, i, m, ra + u * kV);
+      rb_slot_edge<VEC_A>(A + p * m + i, p < k, i, m, ra + u * kV);
 #else  // A is m×k: slots run along p
       const unsigned i = i0 + s / (BK / kV), p = p0 + s % (BK / kV) * kV;
-      rb_slot_edge<AVEC>(A + i * k + p, i < m, p, k, ra + u * kV);
+      rb_slot_edge<VEC_A>(A + i * k + p, i < m, p, k, ra + u * kV);
 #endif
     }
   }
@@ -89,10 +89,10 @@ __device__ __forceinline__ void rb_fetch_edge(const REAL* __restrict__ A, const 
     if (rb_has(kSlotsB, s)) {
 #if TB  // B is n×k: slots run along p
       const unsigned j = j0 + s / (BK / kV), p = p0 + s % (BK / kV) * kV;
-      rb_slot_edge<BVEC>(B + j * k + p, j < n, p, k, rb + u * kV);
+      rb_slot_edge<VEC_B>(B + j * k + p, j < n, p, k, rb + u * kV);
 #else  // B is k×n: slots run along j
       const unsigned p = p0 + s / (BN / kV), j = j0 + s % (BN / kV) * kV;
-      rb_slot_edge<BVEC>(B + p * n + j, p < k, j, n, rb + u * kV);
+      rb_slot_edge<VEC_B>(B + p * n + j, p < k, j, n, rb + u * kV);
 #endif
     }
   }
@@ -103,10 +103,10 @@ __device__ __forceinline__ void rb_fetch(const REAL* const* pa, const REAL* cons
                                          REAL* rb) {
 #pragma unroll
   for (int u = 0; u < kPerA; ++u)
-    if (rb_has(kSlotsA, tid + u * RB_NT)) rb_slot<AVEC>(pa[u], ra + u * kV);
+    if (rb_has(kSlotsA, tid + u * RB_NT)) rb_slot<VEC_A>(pa[u], ra + u * kV);
 #pragma unroll
   for (int u = 0; u < kPerB; ++u)
-    if (rb_has(kSlotsB, tid + u * RB_NT)) rb_slot<BVEC>(pb[u], rb + u * kV);
+    if (rb_has(kSlotsB, tid + u * RB_NT)) rb_slot<VEC_B>(pb[u], rb + u * kV);
 }
 
 // The fetched slots into one stage of shared memory, K-major: As[p][i] then Bs[p][j].
@@ -157,10 +157,10 @@ extern "C" __global__ void __launch_bounds__(RB_NT, MINB)
                   const REAL* __restrict__ B, const REAL beta, REAL* __restrict__ C) {
   __shared__ __align__(16) REAL smem[2 * kStage];  // two stages of As[BK][kLdA], Bs[BK][kLdB]
 
-  // Grouped launch order: consecutive blocks sweep SWZ block rows column by column, so
+  // Grouped launch order: consecutive blocks sweep GROUP block rows column by column, so
   // the blocks resident at one time share panels of A and B in L2.
   const unsigned gn = gridDim.x, pid = blockIdx.y * gn + blockIdx.x;
-  const unsigned first = pid / (SWZ * gn) * SWZ, rows = min(gridDim.y - first, (unsigned)SWZ);
+  const unsigned first = pid / (GROUP * gn) * GROUP, rows = min(gridDim.y - first, (unsigned)GROUP);
   const unsigned in = pid - first * gn;
   const unsigned i0 = (first + in % rows) * BM, j0 = in / rows * BN;
 
@@ -237,7 +237,7 @@ extern "C" __global__ void __launch_bounds__(RB_NT, MINB)
         for (int c = 0; c < TN; ++c) acc[r][c] = RB_FMA(fa[p & 1][r], fb[p & 1][c], acc[r][c]);
     }
   }
-  // C = alpha·acc + beta·C; C is not read when beta == 0 (BLAS semantics). With CVEC
+  // C = alpha·acc + beta·C; C is not read when beta == 0 (BLAS semantics). With VEC_C
   // (n % V == 0) each sub-tile row is one 16-byte load and store, and wholly in or out.
   const bool beta0 = beta == (REAL)0;
 #pragma unroll
@@ -251,7 +251,7 @@ extern "C" __global__ void __launch_bounds__(RB_NT, MINB)
 #pragma unroll
       for (int t = 0; t < TN / kV; ++t) {
         const unsigned j = j0 + tx + t * kWTX * kV;
-#if CVEC
+#if VEC_C
         if (full || j < n) {
           REAL v[kV];
           if (beta0) {

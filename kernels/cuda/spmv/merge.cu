@@ -151,7 +151,7 @@ extern "C" __global__ void __launch_bounds__(WG)
     }
   }
   __syncthreads();
-  for (int k = tid; k < nr; k += WG) y[r0 + k] = hb_spmv_axpby(alpha, row_sum[k], beta, y + r0 + k);
+  for (int k = tid; k < nr; k += WG) y[r0 + k] = spmv_axpby(alpha, row_sum[k], beta, y + r0 + k);
 }
 
 // Row R = coords[t + 1] gets the carries of the run of tiles t, t+1, ... that stop inside it.

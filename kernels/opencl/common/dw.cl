@@ -1,18 +1,13 @@
-// Double-word (DF, DD) elements for kernels over include/dfdd.cl: dwt is one element
+// Double-word (DF, DD) elements for kernels over common/dfdd.h: dwt is one element
 // (x = hi, y = lo), DW_ADD and DW_MUL the accurate operations the ops' error bounds
 // assume, dw_load/dw_store element i of an operand of n elements in the storage given
 // by SOA: interleaved (hi, lo) pairs (0) or the n hi words followed by the n lo words (1).
-#if defined(HB_PREC_DD)
-typedef double2 dwt;
-#define DW_ADD dd_add_accurate
-#define DW_MUL dd_mul
-#elif defined(HB_PREC_DF)
-typedef float2 dwt;
-#define DW_ADD df_add_accurate
-#define DW_MUL df_mul
-#else
+#if !defined(HB_DW)
 #error "dw.cl needs a double-word precision (DF or DD)"
 #endif
+typedef REAL2 dwt;
+#define DW_ADD dw_add_accurate
+#define DW_MUL dw_mul_accurate
 
 inline dwt dw_load(global const REAL* restrict p, const uint n, const size_t i) {
 #if SOA

@@ -1,5 +1,5 @@
 // Bandwidth-oriented dot: VW-wide vector loads in a grid-stride loop over a grid of
-// GPC work-groups per compute unit, a local-memory tree per work-group, then a final
+// WAVES work-groups per compute unit, a local-memory tree per work-group, then a final
 // pass over the few partial sums. The last n % VW products go to the first work-items.
 kernel void dot_vec(const uint n, global const REAL* restrict x, global const REAL* restrict y,
                     global REAL* restrict partial) {

@@ -3,15 +3,15 @@
 // feeds DI rows and one op(A) element feeds DJ columns.
 //
 // BARRIER = 0: every operand comes straight from global memory (the caches do the reuse).
-// BARRIER = 1: the work-group (LX×LY work-items, a (LY·DI)×(LX·DJ) tile of C) first
+// BARRIER = 1: the work-group (WX×WY work-items, a (WY·DI)×(WX·DJ) tile of C) first
 // stages a KC-deep chunk of its op(A) rows and op(B) columns in local memory, k-major,
 // zero-filled outside the matrices, behind a barrier.
 //
 // Vector paths are chosen per point by the metadata: VEC_B when op(B) rows are stored
 // contiguously and n % DJ == 0 (so a work-item's DJ columns are all inside C or all
 // outside it), VEC_A when op(A) columns are contiguous (TA) and m % DI == 0.
-#define BM (LY * DI)
-#define BN (LX * DJ)
+#define BM (WY * DI)
+#define BN (WX * DJ)
 
 #if DJ == 1
 typedef REAL realj;
@@ -28,7 +28,7 @@ typedef HB_CAT(REAL, DJ) realj;
 #define COPYI(src, dst) HB_CAT(vstore, DI)(HB_CAT(vload, DI)(0, src), 0, dst)
 #endif
 
-kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void gemm_coarse(
+kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void gemm_coarse(
     const uint m, const uint n, const uint k, const REAL alpha, global const REAL* restrict A,
     global const REAL* restrict B, const REAL beta, global REAL* restrict C) {
   const uint i0 = get_global_id(1) * DI, j0 = get_global_id(0) * DJ;
@@ -39,11 +39,11 @@ kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void gemm_coarse(
   local REAL As[KC][BM];  // As[p][r] = op(A)[i0' + r][p0 + p], i0' the tile's first row
   local REAL Bs[KC][BN];
   const uint tx = get_local_id(0), ty = get_local_id(1);
-  const uint lid = ty * LX + tx;
+  const uint lid = ty * WX + tx;
   const uint ti = get_group_id(1) * BM, tj = get_group_id(0) * BN;
   for (uint p0 = 0; p0 < k; p0 += KC) {
     // The fastest-varying index follows the stored rows: coalesced in every layout.
-    for (uint t = lid; t < BM * KC; t += LX * LY) {
+    for (uint t = lid; t < BM * KC; t += WX * WY) {
 #if TA
       const uint p = t / BM, r = t % BM;
 #else
@@ -51,7 +51,7 @@ kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void gemm_coarse(
 #endif
       As[p][r] = (ti + r < m && p0 + p < k) ? A_AT(ti + r, p0 + p) : (REAL)0;
     }
-    for (uint t = lid; t < BN * KC; t += LX * LY) {
+    for (uint t = lid; t < BN * KC; t += WX * WY) {
 #if TB
       const uint c = t / KC, p = t % KC;
 #else

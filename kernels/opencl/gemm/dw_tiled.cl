@@ -1,9 +1,9 @@
-// Double-word GEMM, DF or DD (REAL is the word), after seed 001's DGEMM-DF(DF) and, with
-// binary64 storage (D64), DGEMM-D(DF): the structure of tiled.cl with elements as (hi, lo)
+// Double-word GEMM, DF or DD (REAL is the word), after Mukunoki & Imamura's DGEMM-DF(DF) and, with
+// binary64 storage (D64), DGEMM-D(DF): the structure of portable/gemm/tiled.k with elements as (hi, lo)
 // pairs. A BM×BN tile of C per work-group; BK-deep tiles of op(A) and op(B) in local
 // memory as pairs (zeros outside the matrices, so any m, n, k works); work-item (tx, ty)
 // keeps TM×TN double-word accumulators for rows ty + r·LY and columns tx + c·LX. The
-// arithmetic is ../include/dfdd.cl: MUL and ADD pick seed 001's DFmul (5 word ops) and
+// arithmetic is common/dfdd.h: MUL and ADD pick Mukunoki & Imamura's DFmul (5 word ops) and
 // DFadd (11) or JMP 2017's Alg. 12 (9) and Alg. 6 (20). The CUDA twin,
 // kernels/cuda/gemm/dw_tiled.cu, also prefetches the next tiles into registers.
 // Storage: interleaved pairs (AoS), SOA (all hi words of the matrix, then all lo words)
@@ -12,25 +12,20 @@
 #define LY (BM / TM)
 #define WGS (LX * LY)
 
-#if defined(HB_PREC_DD)
-typedef double2 gdw;
-#define GDW_MUL_ACCURATE dd_mul
-#define GDW_MUL_SLOPPY dd_mul_sloppy
-#define GDW_ADD_ACCURATE dd_add_accurate
-#define GDW_ADD_SLOPPY dd_add_sloppy
-#define GDW_FROM_DOUBLE dd_from_double
-#define GDW_TO_DOUBLE dd_to_double
-#elif defined(HB_PREC_DF)
-typedef float2 gdw;
-#define GDW_MUL_ACCURATE df_mul
-#define GDW_MUL_SLOPPY df_mul_sloppy
-#define GDW_ADD_ACCURATE df_add_accurate
-#define GDW_ADD_SLOPPY df_add_sloppy
-#define GDW_FROM_DOUBLE df_from_double
-#define GDW_TO_DOUBLE df_to_double
-#else
+#if !defined(HB_DW)
 #error "dw_tiled.cl needs a double-word precision (DF or DD)"
 #endif
+typedef REAL2 gdw;
+#define GDW_MUL_ACCURATE dw_mul_accurate
+#define GDW_MUL_SLOPPY dw_mul_sloppy
+#define GDW_ADD_ACCURATE dw_add_accurate
+#define GDW_ADD_SLOPPY dw_add_sloppy
+#if defined(HB_PREC_DD)
+#define GDW_FROM_DOUBLE dw_to_dd
+#else
+#define GDW_FROM_DOUBLE dw_to_df
+#endif
+#define GDW_TO_DOUBLE dw_to_double
 #if MUL
 #define GDW_MUL GDW_MUL_ACCURATE
 #else
