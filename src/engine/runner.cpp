@@ -236,7 +236,7 @@ void merge(Validation& into, const Validation& v) {
 }
 
 const char* timer_name(const Device& d) {
-  const auto& b = d.info().backend;
+  const auto b = to_string(d.info().backend);
   return b == "opencl" ? "opencl-profiling-events" : b == "cuda" ? "cuda-events" : "steady_clock";
 }
 
