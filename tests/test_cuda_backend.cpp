@@ -222,7 +222,7 @@ TEST(CudaBackend, AllVariantsValidate) {
   std::set<std::string> ops_seen;
   int points = 0;
   for (const auto& v : all_variants()) {
-    if (v->backend != "cuda") continue;
+    if (v->backend != BackendKind::Cuda) continue;
     ops_seen.insert(v->op);
     // GEMM kernels compile once per layout and parameter set (seconds each with NVRTC):
     // their defaults in every layout, at sizes that are multiples of no tile.
@@ -272,7 +272,7 @@ TEST(CudaBackend, LibraryBaselinesRegistered) {
 #endif
   std::set<std::string> ids;
   for (const auto& v : all_variants())
-    if (v->backend == "cuda" && v->kind == "library") ids.insert(v->id());
+    if (v->backend == BackendKind::Cuda && v->kind == VariantKind::Library) ids.insert(v->id());
   for (const char* id : {"cuda/axpy/cublas", "cuda/dot/cublas", "cuda/dot/cub", "cuda/gemm/cublas", "cuda/spmv/cusparse"})
     EXPECT_TRUE(ids.count(id)) << id;
 }

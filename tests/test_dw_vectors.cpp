@@ -55,7 +55,7 @@ TEST_P(DwVariants, ValidateInBothStorages) {
   std::set<std::string> ran;  // variant ids with at least one checked point
   int checked = 0;
   for (const auto& v : variants_for(op)) {
-    if (v->backend == "cuda" || !has_dw(*v)) continue;  // CUDA: tests/test_cuda_backend.cpp
+    if (v->backend == BackendKind::Cuda || !has_dw(*v)) continue;  // CUDA: tests/test_cuda_backend.cpp
     for (const auto& dev : all_devices()) {
       if (dev->kernel_language() != v->backend) continue;
       for (const auto& ps : param_sets(*v)) {

@@ -33,11 +33,11 @@ std::vector<std::string> sizes_all_layouts() {
 std::vector<std::map<std::string, std::string>> param_sets(const Variant& v) {
   std::vector<std::map<std::string, std::string>> out{{}};
   if (v.name == "tiled") out.push_back({{"BM", "32"}, {"BN", "16"}, {"BK", "8"}, {"TM", "2"}, {"TN", "1"}});
-  if (v.name == "naive" && v.backend == "opencl") out.push_back({{"WX", "8"}, {"WY", "4"}});
-  if (v.name == "coarse" && v.backend == "opencl")
+  if (v.name == "naive" && v.backend == BackendKind::OpenCL) out.push_back({{"WX", "8"}, {"WY", "4"}});
+  if (v.name == "coarse" && v.backend == BackendKind::OpenCL)
     out.push_back({{"BARRIER", "0"}, {"DI", "2"}, {"DJ", "8"}, {"WX", "8"}, {"WY", "4"}});
   // 32 work-items fetch a 16x4 tile of op(B) in 16 4-vectors: some work-items fetch none.
-  if (v.name == "regblock" && v.backend == "opencl")
+  if (v.name == "regblock" && v.backend == BackendKind::OpenCL)
     out.push_back({{"BM", "32"}, {"BN", "16"}, {"BK", "4"}, {"TM", "4"}, {"TN", "4"}});
   return out;
 }
@@ -46,7 +46,7 @@ TEST(Gemm, EveryVariantValidatesInEveryLayout) {
   int checked = 0;
   std::set<std::string> ids;
   for (const auto& v : variants_for("gemm")) {
-    if (v->backend == "cuda") continue;  // tests/test_cuda_backend.cpp
+    if (v->backend == BackendKind::Cuda) continue;  // tests/test_cuda_backend.cpp
     if (std::find(v->precisions.begin(), v->precisions.end(), Precision::S) == v->precisions.end())
       continue;  // DF/DD only: tests/test_gemm_dw.cpp
     for (const auto& dev : all_devices()) {

@@ -49,7 +49,7 @@ TEST(GemmDw, EveryVariantValidatesInEveryStorageAndLayout) {
   int checked = 0;
   std::set<std::string> ids;
   for (const auto& v : variants_for("gemm")) {
-    if (v->backend == "cuda" || dw_precisions(*v).empty()) continue;  // CUDA: on a GPU only
+    if (v->backend == BackendKind::Cuda || dw_precisions(*v).empty()) continue;  // CUDA: on a GPU only
     for (const auto& dev : all_devices()) {
       if (dev->kernel_language() != v->backend) continue;
       for (const auto& ps : param_sets(*v)) {

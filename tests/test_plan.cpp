@@ -15,7 +15,7 @@ class FakeDevice final : public Device {
  public:
   FakeDevice(std::string id, bool fp64, std::uint64_t mem = 0) {
     info_.id = std::move(id);
-    info_.backend = "fake";
+    info_.backend = BackendKind::OpenCL;  // any API: planning only compares them
     info_.name = "Fake " + info_.id;
     info_.fp64 = fp64;
     info_.global_mem = mem;
@@ -24,7 +24,6 @@ class FakeDevice final : public Device {
   std::unique_ptr<Buffer> alloc(std::size_t) override { throw Error("planning touched a device"); }
   void finish() override { throw Error("planning touched a device"); }
   double time(const std::function<void()>&) override { throw Error("planning touched a device"); }
-  std::string kernel_language() const override { return "fake"; }
 
  private:
   DeviceInfo info_;
@@ -33,11 +32,11 @@ class FakeDevice final : public Device {
 class FakeVariant final : public Variant {
  public:
   FakeVariant(std::string n, std::vector<Precision> ps, std::vector<ParamDef> pd, std::vector<std::string> cons = {},
-              std::string be = "fake") {
+              BackendKind be = BackendKind::OpenCL) {
     op = "dot";
     name = std::move(n);
-    backend = std::move(be);
-    kind = "kernel";
+    backend = be;
+    kind = VariantKind::Kernel;
     precisions = std::move(ps);
     params = std::move(pd);
     for (auto& c : cons) constraints.emplace_back(c);
@@ -117,7 +116,7 @@ TEST_F(PlanTest, ValueOutsideOneDomainLeavesThatVariantOut) {
 
 TEST_F(PlanTest, VariantsOfOtherBackendsDrop) {
   variants.push_back(std::make_shared<FakeVariant>("o", std::vector{Precision::S}, std::vector<ParamDef>{},
-                                                   std::vector<std::string>{}, "other"));
+                                                   std::vector<std::string>{}, BackendKind::Cuda));
   auto p = plan(spec());
   for (const auto& v : p.runs[0].variants) EXPECT_NE(v.variant->name, "o");
   EXPECT_THAT([&] { plan(spec({"o"})); }, testing::ThrowsMessage<Error>(HasSubstr("none of the chosen variants")));
@@ -162,7 +161,7 @@ TEST(Plan, RegistriesAndTheHostDevice) {
   ASSERT_EQ(p.runs.size(), 1u);
   std::size_t versions = 0;
   for (const auto& v : variants_for("axpy"))
-    if (v->backend == "host")
+    if (v->backend == BackendKind::Host)
       for (auto pr : v->precisions) versions += pr == Precision::S || pr == Precision::D;
   EXPECT_EQ(p.points.size(), 2u * versions);
   for (const auto& pt : p.points) {

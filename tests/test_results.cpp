@@ -71,7 +71,7 @@ TEST(Results, FilesParseAndAgree) {
   // sizes x the S and D versions of the host variants (OpenBLAS only where it was built)
   std::size_t versions = 0;
   for (const auto& v : hetbench::variants_for("axpy"))
-    if (v->backend == "host")
+    if (v->backend == hetbench::BackendKind::Host)
       for (auto p : v->precisions) versions += p == hetbench::Precision::S || p == hetbench::Precision::D;
   ASSERT_GE(versions, 4u);  // loop and omp at least
   ASSERT_EQ(recs.size(), 2u * versions);

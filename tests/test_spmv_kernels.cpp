@@ -57,9 +57,9 @@ TEST(SpmvKernels, EveryOpenclVariantValidatesOnAwkwardMatrices) {
   std::set<std::string> ids;
   int checked = 0;
   for (const auto& v : variants_for("spmv")) {
-    if (v->backend != "opencl") continue;  // CUDA: tests/test_cuda_backend.cpp
+    if (v->backend != BackendKind::OpenCL) continue;  // CUDA: tests/test_cuda_backend.cpp
     for (const auto& dev : all_devices()) {
-      if (dev->kernel_language() != "opencl") continue;
+      if (dev->kernel_language() != BackendKind::OpenCL) continue;
       for (const auto& ps : param_sets(*v)) {
         RunSpec spec;
         spec.op = "spmv";

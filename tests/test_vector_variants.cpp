@@ -18,7 +18,7 @@ const std::vector<std::string> kSizes{"1", "7", "1000", "4097", "2^20+3"};
 std::vector<std::string> devices_for(const Variant& v) {
   std::vector<std::string> out;
   for (const auto& d : all_devices())
-    if (d->kernel_language() == v.backend && v.backend != "cuda") out.push_back(d->id());
+    if (d->kernel_language() == v.backend && v.backend != BackendKind::Cuda) out.push_back(d->id());
   return out;
 }
 
@@ -40,7 +40,7 @@ TEST_P(VectorVariants, ValidateOnEveryDevice) {
   const std::string op = GetParam();
   int checked = 0;
   for (const auto& v : variants_for(op)) {
-    if (v->backend == "cuda") continue;  // tests/test_cuda_backend.cpp
+    if (v->backend == BackendKind::Cuda) continue;  // tests/test_cuda_backend.cpp
     if (std::find(v->precisions.begin(), v->precisions.end(), Precision::S) == v->precisions.end())
       continue;  // DF/DD only: tests/test_dw_vectors.cpp
     for (const auto& dev : devices_for(*v)) {
@@ -72,7 +72,7 @@ INSTANTIATE_TEST_SUITE_P(Ops, VectorVariants, testing::Values("copy", "axpy", "d
 
 TEST(VectorVariants, OpenClDeviceIsPresent) {
   bool pocl = false;
-  for (const auto& d : all_devices()) pocl |= d->info().backend == "opencl" && d->info().type == "cpu";
+  for (const auto& d : all_devices()) pocl |= d->info().backend == BackendKind::OpenCL && d->info().type == "cpu";
   // PoCL is a hard requirement: the set-up scripts install it.
   EXPECT_TRUE(pocl) << "no OpenCL CPU device: " << backends()[1]->unavailable_reason();
 }

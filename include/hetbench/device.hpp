@@ -8,15 +8,27 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace hetbench {
 
+// Which API drives a device, and so which kernel sources it can JIT. A string only in
+// JSON and messages.
+enum class BackendKind { Host, OpenCL, Cuda };
+inline constexpr BackendKind kBackendKinds[] = {BackendKind::Host, BackendKind::OpenCL, BackendKind::Cuda};
+std::string to_string(BackendKind b);  // "host", "opencl", "cuda"
+std::optional<BackendKind> parse_backend(std::string_view s);
+template <class Json>
+void to_json(Json& j, BackendKind b) {
+  j = to_string(b);
+}
+
 struct DeviceInfo {
-  std::string id;       // "host", "opencl:P:D", "cuda:N"
-  std::string backend;  // "host", "opencl", "cuda"
+  std::string id;  // "host", "opencl:P:D", "cuda:N"
+  BackendKind backend = BackendKind::Host;
   std::string name, vendor, driver, version;
   std::string type;  // "cpu", "gpu", "accelerator"
   int compute_units = 0;
@@ -44,6 +56,9 @@ class Buffer {
   // element unwritten is caught by validation.
   virtual void poison() = 0;
   virtual void copy_from(Buffer& src) = 0;
+  // What a kernel or library call is given for this buffer: the cl_mem on OpenCL, the
+  // device pointer on CUDA, the data pointer on the host.
+  virtual void* native() const = 0;
 
  protected:
   explicit Buffer(std::size_t bytes) : bytes_(bytes) {}
@@ -52,13 +67,20 @@ class Buffer {
 
 // One kernel argument as passed to a launch.
 struct KernelArg {
-  enum Kind { Buf, I32, U32, I64, U64, F32, F64, Raw } kind;
+  enum Kind { Buf, I32, U32, I64, U64, F32, F64 } kind;
   Buffer* buf = nullptr;
   std::int64_t i = 0;
   double f = 0;
-  std::vector<unsigned char> raw;  // Raw: a struct by value (DF/DD scalars)
-  std::string name;                // for error messages
+  std::string name;  // for error messages
 };
+
+// A kernel argument as the API takes it: `size` bytes of the value the kernel declares.
+struct PackedArg {
+  std::size_t size = 0;
+  alignas(8) std::array<unsigned char, 8> bytes{};
+  const void* data() const { return bytes.data(); }
+};
+PackedArg pack(const KernelArg& a);
 
 using Dims = std::vector<std::size_t>;  // 1 to 3 entries
 
@@ -74,7 +96,6 @@ struct ProgramSource {
   std::string path;  // for messages
   std::string text;  // full source, prelude included
   std::vector<std::string> defines;  // "NAME=VALUE"
-  std::vector<std::string> options;  // extra compiler options
 };
 
 class Device {
@@ -88,15 +109,16 @@ class Device {
   // timer (OpenCL profiling events, CUDA events, steady_clock on the host) from the
   // start of the first command `work` issues to the end of the last.
   virtual double time(const std::function<void()>& work) = 0;
-  // "host", "opencl" or "cuda": which kernel sources the device can JIT.
-  virtual std::string kernel_language() const = 0;
+  // Which kernel sources the device can JIT.
+  BackendKind kernel_language() const { return info().backend; }
   virtual std::shared_ptr<Program> build(const ProgramSource& src);
 };
 
 class Backend {
  public:
   virtual ~Backend() = default;
-  virtual std::string name() const = 0;
+  virtual BackendKind kind() const = 0;
+  std::string name() const { return to_string(kind()); }
   // Empty when usable; otherwise one line saying why not (no driver, not built, ...).
   virtual std::string unavailable_reason() const = 0;
   virtual std::vector<std::shared_ptr<Device>> devices() = 0;
@@ -128,8 +150,19 @@ class ScanningBackend : public Backend {
   mutable std::once_flag once_;
 };
 
-// All backends compiled in, in a fixed order: host, opencl, cuda.
+// Backends register themselves from their own source file; the factory runs on first
+// use of backends().
+void register_backend(BackendKind kind, std::function<std::shared_ptr<Backend>()> make);
+struct BackendRegistrar {
+  BackendRegistrar(BackendKind kind, std::function<std::shared_ptr<Backend>()> make) {
+    register_backend(kind, std::move(make));
+  }
+};
+
+// One backend per kind, in the order of kBackendKinds (host, opencl, cuda); a kind this
+// build left out is listed with the reason.
 std::vector<std::shared_ptr<Backend>>& backends();
+Backend& backend(BackendKind kind);
 std::vector<std::shared_ptr<Device>> all_devices();
 // "host", "opencl:P:D", "cuda:N", "all", or a unique substring of a device name.
 // Throws Error listing the devices when nothing or more than one matches.

@@ -43,7 +43,9 @@ struct ObservedFields {
 
 struct PointRecord {
   int point = 0;
-  std::string op, variant, variant_id, kind, backend;
+  std::string op, variant, variant_id;
+  VariantKind kind = VariantKind::Kernel;
+  BackendKind backend = BackendKind::Host;
   std::string device, device_name;
   Precision precision = Precision::S;
   Sizes sizes;

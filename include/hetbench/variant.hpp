@@ -4,7 +4,9 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -34,12 +36,21 @@ class Instance {
   virtual void run() = 0;
 };
 
+// A kernel described by metadata, hetbench's own host code, or a vendor library call.
+enum class VariantKind { Kernel, Host, Library };
+std::string to_string(VariantKind k);  // "kernel", "host", "library"
+std::optional<VariantKind> parse_variant_kind(std::string_view s);
+template <class Json>
+void to_json(Json& j, VariantKind k) {
+  j = to_string(k);
+}
+
 class Variant {
  public:
   virtual ~Variant() = default;
   std::string op, name;
-  std::string backend;  // "host", "opencl", "cuda"
-  std::string kind;     // "kernel", "host", "library"
+  BackendKind backend = BackendKind::Host;
+  VariantKind kind = VariantKind::Kernel;
   std::string description;
   std::string origin;   // metadata file or library name
   std::vector<Precision> precisions;
@@ -47,7 +58,7 @@ class Variant {
   std::vector<Expr> constraints;      // over params, sizes and device values
   std::vector<std::string> required_ext;  // device extensions
 
-  std::string id() const { return backend + "/" + op + "/" + name; }
+  std::string id() const { return to_string(backend) + "/" + op + "/" + name; }
   const ParamDef* param(const std::string& n) const;
   ParamValues defaults() const;
   // Empty when the variant can run on the device in this precision; otherwise why not.

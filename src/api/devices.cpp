@@ -1,29 +1,47 @@
+// Device descriptions, the backend registry and --device resolution. Backends register
+// themselves (BackendRegistrar in their own source), so nothing here knows one.
 #include <algorithm>
+#include <map>
+#include <mutex>
 
 #include <fmt/format.h>
 
-#include "backends/host/host_backend.hpp"
-#include "backends/opencl/cl_backend.hpp"
 #include "hetbench/device.hpp"
 #include "hetbench/error.hpp"
 
 namespace hetbench {
 
-#ifdef HETBENCH_HAVE_CUDA
-std::shared_ptr<Backend> make_cuda_backend();
-#else
 namespace {
-class NoCudaBackend final : public Backend {
+
+using Factory = std::function<std::shared_ptr<Backend>()>;
+
+std::map<BackendKind, Factory>& factories() {
+  static std::map<BackendKind, Factory> f;
+  return f;
+}
+
+// Stands in for a backend this build left out, so that every kind is listed with a reason.
+class AbsentBackend final : public Backend {
  public:
-  std::string name() const override { return "cuda"; }
+  explicit AbsentBackend(BackendKind k) : kind_(k) {}
+  BackendKind kind() const override { return kind_; }
   std::string unavailable_reason() const override {
-    return "CUDA unavailable: this build has no CUDA backend (the CUDA toolkit was not found at build time)";
+    const std::string api = kind_ == BackendKind::Cuda ? "CUDA" : kind_ == BackendKind::OpenCL ? "OpenCL" : "host";
+    return fmt::format("{0} unavailable: this build has no {0} backend (the {0} toolkit was not found at build time)",
+                       api);
   }
   std::vector<std::shared_ptr<Device>> devices() override { return {}; }
+
+ private:
+  BackendKind kind_;
 };
+
 }  // namespace
-std::shared_ptr<Backend> make_cuda_backend() { return std::make_shared<NoCudaBackend>(); }
-#endif
+
+void register_backend(BackendKind kind, Factory make) {
+  if (!factories().emplace(kind, std::move(make)).second)
+    throw Error(fmt::format("backend {} is registered twice", to_string(kind)));
+}
 
 bool DeviceInfo::has_extension(const std::string& e) const {
   return std::find(extensions.begin(), extensions.end(), e) != extensions.end();
@@ -56,14 +74,19 @@ nlohmann::json to_json(const DeviceInfo& d) {
           {"extra", d.extra}};
 }
 
-std::shared_ptr<Program> Device::build(const ProgramSource& src) {
-  throw PointError(fmt::format("{}: device {} cannot build kernels", src.path, id()));
-}
-
 std::vector<std::shared_ptr<Backend>>& backends() {
-  static std::vector<std::shared_ptr<Backend>> all{make_host_backend(), make_opencl_backend(), make_cuda_backend()};
+  static std::vector<std::shared_ptr<Backend>> all = [] {
+    std::vector<std::shared_ptr<Backend>> v;
+    for (auto k : kBackendKinds) {
+      auto it = factories().find(k);
+      v.push_back(it != factories().end() ? it->second() : std::make_shared<AbsentBackend>(k));
+    }
+    return v;
+  }();
   return all;
 }
+
+Backend& backend(BackendKind kind) { return *backends().at(static_cast<std::size_t>(kind)); }
 
 std::vector<std::shared_ptr<Device>> all_devices() {
   std::vector<std::shared_ptr<Device>> out;
@@ -85,9 +108,9 @@ std::vector<std::shared_ptr<Device>> resolve_devices(const std::string& spec) {
     std::vector<std::shared_ptr<Device>> hits;
     for (auto& d : all)
       if (d->id() == tok) hits.push_back(d);
-    if (hits.empty() && (tok == "opencl" || tok == "cuda"))
+    if (auto b = parse_backend(tok); hits.empty() && b)
       for (auto& d : all)
-        if (d->info().backend == tok) hits.push_back(d);
+        if (d->info().backend == *b) hits.push_back(d);
     if (hits.empty()) {
       auto lower = [](std::string s) {
         std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -104,8 +127,10 @@ std::vector<std::shared_ptr<Device>> resolve_devices(const std::string& spec) {
     if (hits.empty()) {
       std::string names;
       for (auto& d : all) names += fmt::format("{}{}", names.empty() ? "" : ", ", d->id());
+      // "cuda:1" when CUDA is unusable: say why.
       std::string why;
-      if (auto r = backends()[2]->unavailable_reason(); tok.rfind("cuda", 0) == 0 && !r.empty()) why = "; " + r;
+      if (auto b = parse_backend(tok.substr(0, tok.find(':'))))
+        if (auto r = backend(*b).unavailable_reason(); !r.empty()) why = "; " + r;
       throw Error(fmt::format("unknown device '{}': available devices are {}{}", tok, names, why));
     }
     for (auto& h : hits)

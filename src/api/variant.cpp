@@ -45,7 +45,7 @@ Vars device_vars(const DeviceInfo& d, Precision p) {
 
 std::string Variant::unsupported_reason(const Device& dev, Precision p) const {
   const auto& di = dev.info();
-  if (dev.kernel_language() != backend) return fmt::format("{} is a {} variant", id(), backend);
+  if (dev.kernel_language() != backend) return fmt::format("{} is a {} variant", id(), to_string(backend));
   if (std::find(precisions.begin(), precisions.end(), p) == precisions.end())
     return fmt::format("{} has no {} version", id(), hetbench::name(p));
   if (info(p).needs_fp64 && !di.fp64) return fmt::format("{} has no FP64 support", di.id);

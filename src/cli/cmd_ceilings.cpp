@@ -43,7 +43,7 @@ std::uint64_t peak_size(const DeviceInfo& d) {
   return std::clamp<std::uint64_t>(pow2_floor(std::max(1, d.compute_units) * per_cu * 2 - 1), 1ull << 14, 1ull << 24);
 }
 
-std::vector<std::shared_ptr<Variant>> of_backend(const std::string& op, const std::string& backend) {
+std::vector<std::shared_ptr<Variant>> of_backend(const std::string& op, BackendKind backend) {
   std::vector<std::shared_ptr<Variant>> out;
   for (const auto& v : variants_for(op))
     if (v->backend == backend) out.push_back(v);
@@ -128,7 +128,7 @@ int run_ceilings(const Opts& o, bool seed_given, const std::string& command_line
     const auto lang = dev->kernel_language();
     auto copies = of_backend("copy", lang), peaks = of_backend("peak", lang);
     if (copies.empty()) {
-      fmt::print(stderr, "hetbench: skipping {}: no copy variant for backend {}\n", di.id, lang);
+      fmt::print(stderr, "hetbench: skipping {}: no copy variant for backend {}\n", di.id, to_string(lang));
       continue;
     }
     std::vector<Precision> precs{Precision::S};
@@ -154,7 +154,7 @@ int run_ceilings(const Opts& o, bool seed_given, const std::string& command_line
       e.runs.push_back(peak);
     } else {
       fmt::print(stderr, "hetbench: {} has no peak variant for backend {}: only its bandwidth is measured\n", di.id,
-                 lang);
+                 to_string(lang));
     }
     planned.push_back(p);
   }

@@ -47,7 +47,7 @@ int show(const std::string& what, const std::string& op_filter) {
         for (auto x : p.values) vals += (vals.empty() ? "" : ",") + std::to_string(x);
         params += fmt::format(" {}={{{}}} default {}", p.name, vals, p.def);
       }
-      fmt::print("  {:<22} {:<7} [{}] {}{}\n", v->id(), v->kind, precs, v->description,
+      fmt::print("  {:<22} {:<7} [{}] {}{}\n", v->id(), to_string(v->kind), precs, v->description,
                  v->required_ext.empty() ? "" : " (needs " + fmt::format("{}", fmt::join(v->required_ext, ", ")) + ")");
       if (!params.empty()) fmt::print("  {:<22}   params:{}\n", "", params);
     }

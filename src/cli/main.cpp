@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "util/build_info.hpp"
+
 #include "cli/commands.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
@@ -13,7 +15,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
   CLI::App app{"hetbench: AXPY, DOT, SpMV and GEMM measured, validated and recorded on host, OpenCL and CUDA devices.\n"
                "Without a subcommand it runs the default suite on every device present."};
-  app.set_version_flag("--version", std::string(HETBENCH_VERSION " (" HETBENCH_GIT_COMMIT ")"));
+  app.set_version_flag("--version", std::string(HETBENCH_VERSION) + " (" + hetbench::git_commit() + ")");
   std::vector<std::string> kernel_paths;
   app.add_option("--kernels", kernel_paths, "extra kernel metadata file or folder (repeatable)");
   app.fallthrough();

@@ -76,8 +76,12 @@ void merge(Validation& into, const Validation& v) {
 }
 
 const char* timer_name(const Device& d) {
-  const auto& b = d.info().backend;
-  return b == "opencl" ? "opencl-profiling-events" : b == "cuda" ? "cuda-events" : "steady_clock";
+  switch (d.info().backend) {
+    case BackendKind::OpenCL: return "opencl-profiling-events";
+    case BackendKind::Cuda: return "cuda-events";
+    case BackendKind::Host: break;
+  }
+  return "steady_clock";
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "util/build_info.hpp"
+
 #include "engine/results.hpp"
 
 namespace hetbench {
@@ -42,7 +44,7 @@ nlohmann::json experiment_json(const Experiment& e, const Plan& plan) {
   nlohmann::json runs = nlohmann::json::array();
   for (const auto& r : e.runs) runs.push_back(to_json(r));
   return {{"hetbench_version", HETBENCH_VERSION},
-          {"git_commit", HETBENCH_GIT_COMMIT},
+          {"git_commit", git_commit()},
           {"command_line", e.command_line},
           {"name", e.name},
           {"spec", spec},

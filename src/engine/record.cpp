@@ -15,7 +15,7 @@ std::string_view to_string(PointStatus s) {
 nlohmann::json to_json(const PointRecord& r) {
   nlohmann::json j = {{"point", r.point},          {"op", r.op},
                       {"variant", r.variant},      {"variant_id", r.variant_id},
-                      {"kind", r.kind},            {"backend", r.backend},
+                      {"kind", to_string(r.kind)},            {"backend", to_string(r.backend)},
                       {"device", r.device},        {"device_name", r.device_name},
                       {"precision", name(r.precision)}, {"sizes", r.sizes},
                       {"params", r.params},        {"seed", r.seed},

@@ -54,7 +54,7 @@ std::unique_ptr<Instance> KernelVariant::prepare(Device& dev, const Problem& pro
 
   ProgramSource src;
   src.path = source_path;
-  src.text = kernel_prelude(backend, prob.prec) + source_text;
+  src.text = kernel_prelude(to_string(backend), prob.prec) + source_text;
   for (const auto& [k, v] : pv) src.defines.push_back(fmt::format("{}={}", k, v));
   try {
     for (const auto& [name, e] : defines) src.defines.push_back(fmt::format("{}={}", name, eval_int(e, vars)));

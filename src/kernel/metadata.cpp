@@ -139,7 +139,7 @@ std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path&
 
   auto v = std::make_shared<KernelVariant>();
   v->origin = origin;
-  v->kind = "kernel";
+  v->kind = VariantKind::Kernel;
   v->name = m.str(j["name"], "name");
   v->op = m.str(j["op"], "op");
   const Op* op = nullptr;
@@ -151,11 +151,13 @@ std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path&
   v->description = j.contains("description") ? m.str(j["description"], "description") : "";
   auto src_name = m.str(j["source"], "source");
   fs::path src = dir / src_name;
-  if (j.contains("backend")) v->backend = m.str(j["backend"], "backend");
-  else if (src.extension() == ".cl") v->backend = "opencl";
-  else if (src.extension() == ".cu") v->backend = "cuda";
+  std::string backend;
+  if (j.contains("backend")) backend = m.str(j["backend"], "backend");
+  else if (src.extension() == ".cl") backend = "opencl";
+  else if (src.extension() == ".cu") backend = "cuda";
   else m.fail("source", "expected a .cl or .cu file");
-  if (v->backend != "opencl" && v->backend != "cuda") m.fail("backend", "expected 'opencl' or 'cuda'");
+  if (backend != "opencl" && backend != "cuda") m.fail("backend", "expected 'opencl' or 'cuda'");
+  v->backend = *parse_backend(backend);
   if (!fs::exists(src)) m.fail("source", fmt::format("file '{}' not found", src.string()));
   v->source_path = src.string();
 

@@ -58,7 +58,7 @@ CudaDevice::CudaDevice(int ordinal) : ordinal_(ordinal) {
 
   DeviceInfo& i = info_;
   i.id = where;
-  i.backend = "cuda";
+  i.backend = BackendKind::Cuda;
   i.name = p.name;
   i.vendor = "NVIDIA Corporation";
   i.driver = "CUDA driver " + version_str(drv);
@@ -226,7 +226,7 @@ namespace {
 
 class CudaBackend final : public ScanningBackend {
  public:
-  std::string name() const override { return "cuda"; }
+  BackendKind kind() const override { return BackendKind::Cuda; }
 
  private:
   void scan() override {
@@ -253,8 +253,8 @@ class CudaBackend final : public ScanningBackend {
   }
 };
 
-}  // namespace
+const BackendRegistrar registrar(BackendKind::Cuda, [] { return std::make_shared<CudaBackend>(); });
 
-std::shared_ptr<Backend> make_cuda_backend() { return std::make_shared<CudaBackend>(); }
+}  // namespace
 
 }  // namespace hetbench

@@ -4,10 +4,9 @@
 
 #include <cuda_runtime.h>
 
-#include <map>
-#include <mutex>
 #include <string>
 
+#include "api/program_cache.hpp"
 #include "hetbench/device.hpp"
 
 typedef struct cublasContext* cublasHandle_t;
@@ -35,6 +34,7 @@ class CudaBuffer final : public Buffer {
   void poison() override;
   void copy_from(Buffer& src) override;
   void* ptr() const { return ptr_; }
+  void* native() const override { return ptr_; }
 
  private:
   CudaDevice& dev_;
@@ -49,7 +49,6 @@ class CudaDevice final : public Device {
   std::unique_ptr<Buffer> alloc(std::size_t bytes) override;
   void finish() override;
   double time(const std::function<void()>& work) override;
-  std::string kernel_language() const override { return "cuda"; }
   std::shared_ptr<Program> build(const ProgramSource& src) override;
 
   int ordinal() const { return ordinal_; }
@@ -68,10 +67,7 @@ class CudaDevice final : public Device {
   cudaEvent_t ev_start_ = nullptr, ev_stop_ = nullptr;
   cublasHandle_t blas_ = nullptr;
   DeviceInfo info_;
-  std::map<std::string, std::shared_ptr<Program>> programs_;  // in-memory program cache
-  std::mutex mu_;
+  ProgramCache programs_{"cuda"};
 };
-
-std::shared_ptr<Backend> make_cuda_backend();
 
 }  // namespace hetbench

@@ -1,16 +1,15 @@
 // JIT build of CUDA kernels with NVRTC into a CUBIN for the device's own architecture,
-// with an in-memory and an on-disk cache. Modules are loaded through the runtime's
+// through the shared program cache (api/program_cache.hpp). Modules are loaded through the runtime's
 // library API (cudaLibraryLoadData / cudaLibraryGetKernel), so libcuda is never linked.
 #include <nvrtc.h>
 
 #include <algorithm>
-#include <cstring>
+#include <map>
 #include <filesystem>
 
 #include <fmt/format.h>
 
 #include "backends/cuda/cuda_backend.hpp"
-#include "util/cache.hpp"
 #include "hetbench/error.hpp"
 
 #ifndef HETBENCH_CUDA_INCLUDE
@@ -48,25 +47,11 @@ class CudaProgram final : public Program {
       }
       bd[d] = static_cast<unsigned>(b);
     }
-    std::vector<std::vector<unsigned char>> store(args.size());
+    std::vector<PackedArg> packed(args.size());
     std::vector<void*> ptrs(args.size());
     for (std::size_t i = 0; i < args.size(); ++i) {
-      const auto& a = args[i];
-      auto put = [&](const auto& v) {
-        store[i].resize(sizeof v);
-        std::memcpy(store[i].data(), &v, sizeof v);
-      };
-      switch (a.kind) {
-        case KernelArg::Buf: put(static_cast<CudaBuffer*>(a.buf)->ptr()); break;
-        case KernelArg::I32: put(static_cast<std::int32_t>(a.i)); break;
-        case KernelArg::U32: put(static_cast<std::uint32_t>(a.i)); break;
-        case KernelArg::I64: put(static_cast<std::int64_t>(a.i)); break;
-        case KernelArg::U64: put(static_cast<std::uint64_t>(a.i)); break;
-        case KernelArg::F32: put(static_cast<float>(a.f)); break;
-        case KernelArg::F64: put(a.f); break;
-        case KernelArg::Raw: store[i] = a.raw; break;
-      }
-      ptrs[i] = store[i].data();
+      packed[i] = pack(args[i]);
+      ptrs[i] = packed[i].bytes.data();
     }
     cudaKernel_t k = kernel(name);
     dev_.activate();
@@ -109,7 +94,7 @@ class CudaProgram final : public Program {
   } while (0)
 
 // Source to CUBIN; a compile error throws PointError carrying the NVRTC log.
-std::string compile(const ProgramSource& src, const std::vector<std::string>& opts, const std::string& dev_id) {
+std::string compile_cubin(const ProgramSource& src, const std::vector<std::string>& opts, const std::string& dev_id) {
   nvrtcProgram prog = nullptr;
   HB_NVRTC(nvrtcCreateProgram(&prog, src.text.c_str(), src.path.c_str(), 0, nullptr, nullptr), src.path);
   std::vector<const char*> argv;
@@ -139,7 +124,7 @@ std::string compile(const ProgramSource& src, const std::vector<std::string>& op
   return cubin;
 }
 
-cudaLibrary_t load(const std::string& cubin, cudaError_t* err_out = nullptr) {
+cudaLibrary_t load_cubin(const std::string& cubin, cudaError_t* err_out = nullptr) {
   cudaLibrary_t lib = nullptr;
   cudaError_t err = cudaLibraryLoadData(&lib, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
   if (err_out) *err_out = err;
@@ -156,28 +141,29 @@ std::shared_ptr<Program> CudaDevice::build(const ProgramSource& src) {
   std::vector<std::string> opts{fmt::format("--gpu-architecture=sm_{}{}", cc_major_, cc_minor_), "-std=c++17"};
   if (std::filesystem::exists(HETBENCH_CUDA_INCLUDE)) opts.push_back("-I" HETBENCH_CUDA_INCLUDE);
   for (const auto& d : src.defines) opts.push_back("-D" + d);
-  for (const auto& o : src.options) opts.push_back(o);
   int nmaj = 0, nmin = 0;
   nvrtcVersion(&nmaj, &nmin);
   std::string options;
-  for (const auto& o : opts) options += o + "\n";
-  const std::string key = fmt::format("{}\nsm_{}{}\n{}\n{}\nnvrtc {}.{}\n{}{}", info_.name, cc_major_, cc_minor_,
-                                      info_.driver, info_.version, nmaj, nmin, options, src.text);
-  std::lock_guard lock(mu_);
-  if (auto it = programs_.find(key); it != programs_.end()) return it->second;
-  activate();
-  cudaLibrary_t lib = nullptr;
-  if (auto blob = cache_load("cuda", key)) lib = load(*blob);  // a stale blob just rebuilds
-  if (!lib) {
-    std::string cubin = compile(src, opts, info_.id);
-    cudaError_t err = cudaSuccess;
-    lib = load(cubin, &err);
-    if (!lib) cuda_fail(err, "cudaLibraryLoadData", src.path + " on " + info_.id);
-    cache_store("cuda", key, cubin);
+  for (const auto& o : opts) {
+    if (!options.empty()) options += '\n';
+    options += o;
   }
-  auto p = std::make_shared<CudaProgram>(*this, lib, src.path);
-  programs_[key] = p;
-  return p;
+  auto load = [&](const std::string& cubin) -> std::shared_ptr<Program> {
+    activate();
+    cudaLibrary_t lib = load_cubin(cubin);
+    return lib ? std::make_shared<CudaProgram>(*this, lib, src.path) : nullptr;
+  };
+  auto compile = [&]() -> ProgramCache::Built {
+    std::string cubin = compile_cubin(src, opts, info_.id);
+    activate();
+    cudaError_t err = cudaSuccess;
+    cudaLibrary_t lib = load_cubin(cubin, &err);
+    if (!lib) cuda_fail(err, "cudaLibraryLoadData", src.path + " on " + info_.id);
+    return {std::make_shared<CudaProgram>(*this, lib, src.path), std::move(cubin)};
+  };
+  return programs_.get({info_.name, fmt::format("sm_{}{}", cc_major_, cc_minor_), info_.driver, info_.version,
+                        fmt::format("nvrtc {}.{}", nmaj, nmin), options, src.text},
+                       load, compile);
 }
 
 }  // namespace hetbench

@@ -67,7 +67,7 @@ void HostBuffer::copy_from(Buffer& src) { src.download(data_); }
 
 HostDevice::HostDevice() {
   info_.id = "host";
-  info_.backend = "host";
+  info_.backend = BackendKind::Host;
   info_.type = "cpu";
   info_.name = cpuinfo_field("model name");
   if (info_.name.empty()) info_.name = "host CPU";
@@ -112,17 +112,16 @@ double HostDevice::time(const std::function<void()>& work) {
 namespace {
 class HostBackend final : public Backend {
  public:
-  std::string name() const override { return "host"; }
+  BackendKind kind() const override { return BackendKind::Host; }
   std::string unavailable_reason() const override { return ""; }
   std::vector<std::shared_ptr<Device>> devices() override { return {host_device()}; }
 };
+const BackendRegistrar registrar(BackendKind::Host, [] { return std::make_shared<HostBackend>(); });
 }  // namespace
 
 std::shared_ptr<HostDevice> host_device() {
   static auto d = std::make_shared<HostDevice>();
   return d;
 }
-
-std::shared_ptr<Backend> make_host_backend() { return std::make_shared<HostBackend>(); }
 
 }  // namespace hetbench

@@ -14,6 +14,7 @@ class HostBuffer final : public Buffer {
   void poison() override;
   void copy_from(Buffer& src) override;
   void* data() { return data_; }
+  void* native() const override { return data_; }
 
  private:
   void* data_;
@@ -26,13 +27,11 @@ class HostDevice final : public Device {
   std::unique_ptr<Buffer> alloc(std::size_t bytes) override;
   void finish() override {}
   double time(const std::function<void()>& work) override;
-  std::string kernel_language() const override { return "host"; }
 
  private:
   DeviceInfo info_;
 };
 
-std::shared_ptr<Backend> make_host_backend();
 std::shared_ptr<HostDevice> host_device();
 
 // Host pointer of a buffer that lives on the host device.

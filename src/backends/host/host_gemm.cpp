@@ -95,13 +95,16 @@ void gemm_openblas(const HostCall& c) {
 #endif
 
 const bool registered = [] {
-  const std::vector<Precision> sd{Precision::S, Precision::D};
-  register_variant(std::make_shared<HostVariant>(
-      "gemm", "naive", "OpenMP over rows; i-k-j order (i-j-k when B is transposed) for unit-stride inner loops", sd,
-      std::vector<ParamDef>{threads_param()}, gemm_naive));
+  register_code_variant<HostCall>(
+      host_code("gemm", "naive",
+                "OpenMP over rows; i-k-j order (i-j-k when B is transposed) for unit-stride inner loops",
+                {threads_param()}),
+      gemm_naive);
 #ifdef HETBENCH_HAVE_OPENBLAS
-  register_variant(std::make_shared<HostVariant>("gemm", "openblas", "OpenBLAS cblas_sgemm / cblas_dgemm (row-major)",
-                                                 sd, std::vector<ParamDef>{}, gemm_openblas, "library"));
+  register_code_variant<HostCall>(
+      {.op = "gemm", .name = "openblas", .description = "OpenBLAS cblas_sgemm / cblas_dgemm (row-major)",
+       .library = "OpenBLAS"},
+      gemm_openblas);
 #else
   missing_baselines().emplace_back("host/gemm/openblas", "OpenBLAS was not found at build time (install libopenblas-dev)");
 #endif

@@ -59,11 +59,12 @@ void gemm_dw(const HostCall& c) {
 }
 
 const bool registered = [] {
-  register_variant(std::make_shared<HostVariant>(
-      "gemm", "dw",
-      "OpenMP over rows, accurate double-word mul and add (JMP 2017 Alg. 12, 6); i-k-j order (i-j-k when B is "
-      "transposed); storage aos, soa or d64",
-      std::vector<Precision>{Precision::DF, Precision::DD}, std::vector<ParamDef>{threads_param()}, gemm_dw));
+  register_code_variant<HostCall>(
+      host_code("gemm", "dw",
+                "OpenMP over rows, accurate double-word mul and add (JMP 2017 Alg. 12, 6); i-k-j order (i-j-k when B "
+                "is transposed); storage aos, soa or d64",
+                {threads_param()}, {Precision::DF, Precision::DD}),
+      gemm_dw);
   return true;
 }();
 

@@ -110,10 +110,11 @@ void peak_omp(const HostCall& call) {
 
 const bool registered = [] {
   ParamDef ept{"EPT", {8, 16, 32, 64, 128}, 64, "chains advanced together by one thread (independent FMAs per step)"};
-  register_variant(std::make_shared<HostVariant>(
-      "peak", "omp",
-      "OpenMP, EPT interleaved chains per thread; AVX-512/AVX2 FMA or baseline mul+add picked at run time",
-      std::vector<Precision>{Precision::S, Precision::D}, std::vector<ParamDef>{threads_param(), ept}, peak_omp));
+  register_code_variant<HostCall>(
+      host_code("peak", "omp",
+                "OpenMP, EPT interleaved chains per thread; AVX-512/AVX2 FMA or baseline mul+add picked at run time",
+                {threads_param(), ept}),
+      peak_omp);
   return true;
 }();
 

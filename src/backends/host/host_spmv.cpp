@@ -96,16 +96,20 @@ void spmv_eigen(const HostCall& c) {
 #endif
 
 const bool registered = [] {
-  const std::vector<Precision> sd{Precision::S, Precision::D};
-  register_variant(std::make_shared<HostVariant>("spmv", "loop", "one row after another, sequential", sd,
-                                                 std::vector<ParamDef>{}, spmv_loop));
-  register_variant(std::make_shared<HostVariant>(
-      "spmv", "omp", "OpenMP, rows split so that each thread gets an equal share of rows + nonzeros (merge-path split)",
-      sd, std::vector<ParamDef>{threads_param()}, spmv_omp));
+  register_code_variant<HostCall>(host_code("spmv", "loop", "one row after another, sequential"), spmv_loop);
+  register_code_variant<HostCall>(
+      host_code("spmv", "omp",
+                "OpenMP, rows split so that each thread gets an equal share of rows + nonzeros (merge-path split)",
+                {threads_param()}),
+      spmv_omp);
 #ifdef HETBENCH_HAVE_EIGEN
-  register_variant(std::make_shared<HostVariant>(
-      "spmv", "eigen", "Eigen 3 row-major SparseMatrix * vector (zero-copy Map), OpenMP threads", sd,
-      std::vector<ParamDef>{threads_param()}, spmv_eigen, "library"));
+  register_code_variant<HostCall>(
+      {.op = "spmv",
+       .name = "eigen",
+       .description = "Eigen 3 row-major SparseMatrix * vector (zero-copy Map), OpenMP threads",
+       .library = "Eigen",
+       .params = {threads_param()}},
+      spmv_eigen);
 #else
   missing_baselines().emplace_back("host/spmv/eigen", "Eigen 3 was not found at build time (install libeigen3-dev)");
 #endif

@@ -195,9 +195,9 @@ void dot_dw_omp(const HostCall& c) {
 
 ParamDef block_param() { return {"BLOCK", {256, 1024, 4096, 16384, 65536}, 4096, "products per block"}; }
 
-bool add(const char* op, const char* name, const char* desc, std::vector<ParamDef> params, HostVariant::Fn fn,
-         const std::vector<Precision>& precs = kSD) {
-  register_variant(std::make_shared<HostVariant>(op, name, desc, precs, std::move(params), std::move(fn)));
+bool add(const char* op, const char* name, const char* desc, std::vector<ParamDef> params,
+         CodeVariant<HostCall>::Fn fn, const std::vector<Precision>& precs = kSD) {
+  register_code_variant<HostCall>(host_code(op, name, desc, std::move(params), precs), std::move(fn));
   return true;
 }
 

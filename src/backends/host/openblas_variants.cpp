@@ -63,13 +63,16 @@ void dot_openblas(const HostCall& c) {
 }
 
 const bool registered = [] {
-  const std::vector<Precision> sd{Precision::S, Precision::D};
-  register_variant(std::make_shared<HostVariant>(
-      "axpy", "openblas",
-      "OpenBLAS cblas_?copy (r = y) then cblas_?axpy on r; the copy is timed too, since the op is out of place",
-      sd, std::vector<ParamDef>{}, axpy_openblas, "library"));
-  register_variant(std::make_shared<HostVariant>("dot", "openblas", "OpenBLAS cblas_sdot / cblas_ddot", sd,
-                                                 std::vector<ParamDef>{}, dot_openblas, "library"));
+  register_code_variant<HostCall>(
+      {.op = "axpy",
+       .name = "openblas",
+       .description =
+           "OpenBLAS cblas_?copy (r = y) then cblas_?axpy on r; the copy is timed too, since the op is out of place",
+       .library = "OpenBLAS"},
+      axpy_openblas);
+  register_code_variant<HostCall>(
+      {.op = "dot", .name = "openblas", .description = "OpenBLAS cblas_sdot / cblas_ddot", .library = "OpenBLAS"},
+      dot_openblas);
   return true;
 }();
 

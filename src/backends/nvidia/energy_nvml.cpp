@@ -209,9 +209,9 @@ class NvmlEnergy final : public PointObserver {
     if (auto it = handles_.find(i.id); it != handles_.end()) return it->second;
     std::pair<nvml::Device, std::string> out{nullptr, ""};
     auto u = [&](const char* k) { return i.extra.contains(k) ? i.extra[k].get<unsigned>() : 0u; };
-    if (i.backend == "cuda" && i.extra.contains("pci_bus")) {
+    if (i.backend == BackendKind::Cuda && i.extra.contains("pci_bus")) {
       out.first = nvml::device_by_pci(u("pci_domain"), u("pci_bus"), u("pci_device"), &out.second);
-    } else if (i.backend == "opencl" && i.extra.contains("pci_bus_id_nv")) {
+    } else if (i.backend == BackendKind::OpenCL && i.extra.contains("pci_bus_id_nv")) {
       const unsigned slot = u("pci_slot_id_nv");
       out.first = nvml::device_by_pci(u("pci_domain_id_nv"), u("pci_bus_id_nv"), slot, &out.second);
       if (!out.first)  // some drivers report (device << 3) | function

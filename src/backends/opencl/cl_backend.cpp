@@ -80,7 +80,7 @@ ClDevice::ClDevice(cl_platform_id p, cl_device_id d, int pi, int di) : dev_(d) {
 
   DeviceInfo& i = info_;
   i.id = where;
-  i.backend = "opencl";
+  i.backend = BackendKind::OpenCL;
   i.name = dev_string(d, CL_DEVICE_NAME);
   i.vendor = dev_string(d, CL_DEVICE_VENDOR);
   i.driver = dev_string(d, CL_DRIVER_VERSION);
@@ -248,7 +248,7 @@ namespace {
 
 class ClBackend final : public ScanningBackend {
  public:
-  std::string name() const override { return "opencl"; }
+  BackendKind kind() const override { return BackendKind::OpenCL; }
 
  private:
   void scan() override {
@@ -278,8 +278,8 @@ class ClBackend final : public ScanningBackend {
   }
 };
 
-}  // namespace
+const BackendRegistrar registrar(BackendKind::OpenCL, [] { return std::make_shared<ClBackend>(); });
 
-std::shared_ptr<Backend> make_opencl_backend() { return std::make_shared<ClBackend>(); }
+}  // namespace
 
 }  // namespace hetbench

@@ -3,10 +3,9 @@
 
 #include <CL/cl.h>
 
-#include <map>
-#include <mutex>
 #include <vector>
 
+#include "api/program_cache.hpp"
 #include "hetbench/device.hpp"
 
 namespace hetbench {
@@ -22,6 +21,7 @@ class ClBuffer final : public Buffer {
   void poison() override;
   void copy_from(Buffer& src) override;
   cl_mem mem() const { return mem_; }
+  void* native() const override { return mem_; }
 
  private:
   ClDevice& dev_;
@@ -36,7 +36,6 @@ class ClDevice final : public Device {
   std::unique_ptr<Buffer> alloc(std::size_t bytes) override;
   void finish() override;
   double time(const std::function<void()>& work) override;
-  std::string kernel_language() const override { return "opencl"; }
   std::shared_ptr<Program> build(const ProgramSource& src) override;
 
   cl_context context() const { return ctx_; }
@@ -55,10 +54,7 @@ class ClDevice final : public Device {
   DeviceInfo info_;
   std::vector<cl_event>* recording_ = nullptr;
   cl_event slot_ = nullptr;
-  std::map<std::string, std::shared_ptr<Program>> programs_;  // in-memory program cache
-  std::mutex mu_;
+  ProgramCache programs_{"opencl"};
 };
-
-std::shared_ptr<Backend> make_opencl_backend();
 
 }  // namespace hetbench

@@ -1,11 +1,11 @@
-// JIT build of OpenCL programs with an in-memory and an on-disk cache.
+// JIT build of OpenCL programs through the shared program cache (api/program_cache.hpp).
 #include <map>
 
 #include <fmt/format.h>
 
 #include "backends/opencl/cl_backend.hpp"
 #include "backends/opencl/cl_check.hpp"
-#include "util/cache.hpp"
+#include "api/program_cache.hpp"
 #include "hetbench/error.hpp"
 
 namespace hetbench {
@@ -61,27 +61,8 @@ class ClProgram final : public Program {
   }
 
   void set_arg(cl_kernel k, const std::string& kname, cl_uint i, const KernelArg& a) {
-    cl_int err = CL_SUCCESS;
-    cl_int i32 = static_cast<cl_int>(a.i);
-    cl_uint u32 = static_cast<cl_uint>(a.i);
-    cl_long i64 = a.i;
-    cl_ulong u64 = static_cast<cl_ulong>(a.i);
-    cl_float f32 = static_cast<cl_float>(a.f);
-    cl_double f64 = a.f;
-    cl_mem mem = nullptr;
-    switch (a.kind) {
-      case KernelArg::Buf:
-        mem = static_cast<ClBuffer*>(a.buf)->mem();
-        err = clSetKernelArg(k, i, sizeof mem, &mem);
-        break;
-      case KernelArg::I32: err = clSetKernelArg(k, i, sizeof i32, &i32); break;
-      case KernelArg::U32: err = clSetKernelArg(k, i, sizeof u32, &u32); break;
-      case KernelArg::I64: err = clSetKernelArg(k, i, sizeof i64, &i64); break;
-      case KernelArg::U64: err = clSetKernelArg(k, i, sizeof u64, &u64); break;
-      case KernelArg::F32: err = clSetKernelArg(k, i, sizeof f32, &f32); break;
-      case KernelArg::F64: err = clSetKernelArg(k, i, sizeof f64, &f64); break;
-      case KernelArg::Raw: err = clSetKernelArg(k, i, a.raw.size(), a.raw.data()); break;
-    }
+    const PackedArg p = pack(a);
+    cl_int err = clSetKernelArg(k, i, p.size, p.data());
     if (err != CL_SUCCESS) {
       std::string hint = err == CL_INVALID_ARG_SIZE
                              ? " (the kernel declares another type: give the type in the metadata, e.g. \"n:ulong\")"
@@ -107,28 +88,22 @@ std::string build_log(cl_program p, cl_device_id d) {
 std::shared_ptr<Program> ClDevice::build(const ProgramSource& src) {
   std::string options;
   for (const auto& d : src.defines) options += " -D " + d;
-  for (const auto& o : src.options) options += " " + o;
-  const std::string key = fmt::format("{}\n{}\n{}\n{}\n{}\n{}", info_.name, info_.driver, info_.version,
-                                      info_.extra.value("platform_version", ""), options, src.text);
-  std::lock_guard lock(mu_);
-  if (auto it = programs_.find(key); it != programs_.end()) return it->second;
-
-  cl_int err = CL_SUCCESS;
-  cl_program prog = nullptr;
-  if (auto blob = cache_load("opencl", key)) {
-    const auto* bin = reinterpret_cast<const unsigned char*>(blob->data());
-    std::size_t len = blob->size();
-    cl_int status = CL_SUCCESS;
-    prog = clCreateProgramWithBinary(ctx_, 1, &dev_, &len, &bin, &status, &err);
-    if (err != CL_SUCCESS || status != CL_SUCCESS || clBuildProgram(prog, 1, &dev_, options.c_str(), nullptr,
-                                                                    nullptr) != CL_SUCCESS) {
+  auto load = [&](const std::string& blob) -> std::shared_ptr<Program> {
+    const auto* bin = reinterpret_cast<const unsigned char*>(blob.data());
+    std::size_t len = blob.size();
+    cl_int err = CL_SUCCESS, status = CL_SUCCESS;
+    cl_program prog = clCreateProgramWithBinary(ctx_, 1, &dev_, &len, &bin, &status, &err);
+    if (err != CL_SUCCESS || status != CL_SUCCESS ||
+        clBuildProgram(prog, 1, &dev_, options.c_str(), nullptr, nullptr) != CL_SUCCESS) {
       if (prog) clReleaseProgram(prog);
-      prog = nullptr;  // stale or foreign binary: rebuild from source
+      return nullptr;
     }
-  }
-  if (!prog) {
+    return std::make_shared<ClProgram>(*this, prog, src.path);
+  };
+  auto compile = [&]() -> ProgramCache::Built {
+    cl_int err = CL_SUCCESS;
     const char* text = src.text.c_str();
-    prog = clCreateProgramWithSource(ctx_, 1, &text, nullptr, &err);
+    cl_program prog = clCreateProgramWithSource(ctx_, 1, &text, nullptr, &err);
     if (err != CL_SUCCESS) cl_fail(err, "clCreateProgramWithSource", src.path);
     err = clBuildProgram(prog, 1, &dev_, options.c_str(), nullptr, nullptr);
     if (err != CL_SUCCESS) {
@@ -137,17 +112,18 @@ std::shared_ptr<Program> ClDevice::build(const ProgramSource& src) {
       throw PointError(fmt::format("kernel build failed: {} on {} with options '{}' ({}); build log:\n{}", src.path,
                                    info_.id, options, cl_error_name(err), log));
     }
+    ProgramCache::Built b{std::make_shared<ClProgram>(*this, prog, src.path), ""};
     std::size_t len = 0;
     if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof len, &len, nullptr) == CL_SUCCESS && len > 0) {
-      std::string blob(len, '\0');
-      auto* ptr = reinterpret_cast<unsigned char*>(blob.data());
-      if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr) == CL_SUCCESS)
-        cache_store("opencl", key, blob);
+      b.binary.assign(len, '\0');
+      auto* ptr = reinterpret_cast<unsigned char*>(b.binary.data());
+      if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr) != CL_SUCCESS) b.binary.clear();
     }
-  }
-  auto p = std::make_shared<ClProgram>(*this, prog, src.path);
-  programs_[key] = p;
-  return p;
+    return b;
+  };
+  return programs_.get({info_.name, info_.driver, info_.version, info_.extra.value("platform_version", ""), options,
+                        src.text},
+                       load, compile);
 }
 
 }  // namespace hetbench

@@ -1,16 +1,12 @@
-// Vendor baselines on OpenCL devices: CLBlast's AXPY and DOT as variants of kind
-// "library". CLBlast picks its kernel parameters from its own tuning database; a device
+// Vendor baselines on OpenCL devices: CLBlast's AXPY, DOT and GEMM. CLBlast picks its kernel parameters from its own tuning database; a device
 // it does not know (PoCL, for one) gets its defaults.
-#include "hetbench/variant.hpp"
+#include "hetbench/code_variant.hpp"
 
 #ifdef HETBENCH_HAVE_CLBLAST
 #include <clblast.h>
 
-#include <fmt/format.h>
-
 #include "backends/opencl/cl_backend.hpp"
 #include "backends/opencl/cl_check.hpp"
-#include "hetbench/error.hpp"
 #endif
 
 namespace hetbench {
@@ -49,60 +45,27 @@ void check(clblast::StatusCode s, const char* routine, const std::string& where)
     throw PointError(fmt::format("{}: CLBlast {} failed: {} ({})", where, routine, status_name(s), static_cast<int>(s)));
 }
 
-cl_mem mem(const BufferMap& bufs, const std::string& name) {
-  auto it = bufs.find(name);
-  if (it == bufs.end()) throw PointError("internal: CLBlast variant asked for unknown operand " + name);
-  return dynamic_cast<ClBuffer&>(*it->second).mem();
-}
-
-// A library variant: run() gets the device, the problem and the cl_mem of the operands.
-class ClblastVariant final : public Variant {
- public:
-  using Fn = void (*)(ClDevice&, const Problem&, const BufferMap&);
-  ClblastVariant(std::string op_, std::string desc, Fn fn) : fn_(fn) {
-    op = std::move(op_);
-    name = "clblast";
-    backend = "opencl";
-    kind = "library";
-    description = std::move(desc);
-    origin = "CLBlast (libclblast)";
-    precisions = {Precision::S, Precision::D};
-  }
-  std::unique_ptr<Instance> prepare(Device& dev, const Problem& prob, const BufferMap& bufs,
-                                    const ParamValues&) const override {
-    auto* cl = dynamic_cast<ClDevice*>(&dev);
-    if (!cl) throw PointError(fmt::format("{}: {} is not an OpenCL device", id(), dev.id()));
-    if (prob.sizes.at("n") > 0x7FFFFFFF)
-      throw PointError(fmt::format("{}: CLBlast's kernels index with int, n must stay below 2^31", id()));
-    struct Inst final : Instance {
-      Fn fn;
-      ClDevice* dev;
-      const Problem* prob;
-      const BufferMap* bufs;
-      void run() override { fn(*dev, *prob, *bufs); }
-    };
-    auto i = std::make_unique<Inst>();
-    i->fn = fn_;
-    i->dev = cl;
-    i->prob = &prob;
-    i->bufs = &bufs;
-    return i;
-  }
-
- private:
-  Fn fn_;
+struct ClCall : CallBase<ClDevice, BackendKind::OpenCL> {
+  cl_mem mem(const std::string& name) const { return static_cast<cl_mem>(ptr(name)); }
 };
+
+// CLBlast's kernels index with int.
+void check_n(ClCall& c) {
+  if (c.size("n") > 0x7FFFFFFF)
+    throw PointError(fmt::format("{}: CLBlast's kernels index with int, n must stay below 2^31", c.dev->id()));
+}
 
 // r = y (clEnqueueCopyBuffer), then CLBlast's in-place y := a·x + y on r. The copy's event
 // opens the timed interval and Axpy's (one kernel) closes it.
 template <class T>
-void axpy_t(ClDevice& dev, const Problem& prob, const BufferMap& bufs) {
-  const auto n = static_cast<std::size_t>(prob.sizes.at("n"));
+void axpy_t(ClCall& c) {
+  auto& dev = *c.dev;
+  const auto n = static_cast<std::size_t>(c.size("n"));
   cl_command_queue q = dev.queue();
-  const cl_mem r = mem(bufs, "r");
-  HB_CL(clEnqueueCopyBuffer(q, mem(bufs, "y"), r, 0, 0, n * sizeof(T), 0, nullptr, dev.event_slot()), dev.id());
+  const cl_mem r = c.mem("r");
+  HB_CL(clEnqueueCopyBuffer(q, c.mem("y"), r, 0, 0, n * sizeof(T), 0, nullptr, dev.event_slot()), dev.id());
   dev.take_slot();
-  check(clblast::Axpy<T>(n, static_cast<T>(prob.scalar("alpha")->value), mem(bufs, "x"), 0, 1, r, 0, 1, &q,
+  check(clblast::Axpy<T>(n, static_cast<T>(c.scalar("alpha")), c.mem("x"), 0, 1, r, 0, 1, &q,
                          dev.event_slot()),
         "Axpy", dev.id());
   dev.take_slot();
@@ -113,12 +76,13 @@ void axpy_t(ClDevice& dev, const Problem& prob, const BufferMap& bufs) {
 // kernels, plus CLBlast's host-side set-up between them (it creates a small scratch
 // buffer per call), which matters only for tiny n.
 template <class T>
-void dot_t(ClDevice& dev, const Problem& prob, const BufferMap& bufs) {
-  const auto n = static_cast<std::size_t>(prob.sizes.at("n"));
+void dot_t(ClCall& c) {
+  auto& dev = *c.dev;
+  const auto n = static_cast<std::size_t>(c.size("n"));
   cl_command_queue q = dev.queue();
   HB_CL(clEnqueueMarkerWithWaitList(q, 0, nullptr, dev.event_slot()), dev.id());
   dev.take_slot();
-  check(clblast::Dot<T>(n, mem(bufs, "result"), 0, mem(bufs, "x"), 0, 1, mem(bufs, "y"), 0, 1, &q, dev.event_slot()),
+  check(clblast::Dot<T>(n, c.mem("result"), 0, c.mem("x"), 0, 1, c.mem("y"), 0, 1, &q, dev.event_slot()),
         "Dot", dev.id());
   dev.take_slot();
 }
@@ -127,43 +91,38 @@ void dot_t(ClDevice& dev, const Problem& prob, const BufferMap& bufs) {
 // its leading dimension is the other extent. CLBlast may pad or transpose operands in
 // extra kernels; the marker before the call opens the timed interval over all of them.
 template <class T>
-void gemm_t(ClDevice& dev, const Problem& prob, const BufferMap& bufs) {
-  const auto& s = prob.sizes;
-  const std::size_t m = s.at("m"), n = s.at("n"), k = s.at("k");
-  const bool ta = s.at("ta") != 0, tb = s.at("tb") != 0;
+void gemm_t(ClCall& c) {
+  auto& dev = *c.dev;
+  const std::size_t m = c.size("m"), n = c.size("n"), k = c.size("k");
+  const bool ta = c.size("ta") != 0, tb = c.size("tb") != 0;
   using clblast::Transpose;
   cl_command_queue q = dev.queue();
   HB_CL(clEnqueueMarkerWithWaitList(q, 0, nullptr, dev.event_slot()), dev.id());
   dev.take_slot();
   check(clblast::Gemm<T>(clblast::Layout::kRowMajor, ta ? Transpose::kYes : Transpose::kNo,
-                         tb ? Transpose::kYes : Transpose::kNo, m, n, k, static_cast<T>(prob.scalar("alpha")->value),
-                         mem(bufs, "A"), 0, ta ? m : k, mem(bufs, "B"), 0, tb ? k : n,
-                         static_cast<T>(prob.scalar("beta")->value), mem(bufs, "C"), 0, n, &q, dev.event_slot()),
+                         tb ? Transpose::kYes : Transpose::kNo, m, n, k, static_cast<T>(c.scalar("alpha")),
+                         c.mem("A"), 0, ta ? m : k, c.mem("B"), 0, tb ? k : n,
+                         static_cast<T>(c.scalar("beta")), c.mem("C"), 0, n, &q, dev.event_slot()),
         "Gemm", dev.id());
   dev.take_slot();
 }
 
-void gemm(ClDevice& dev, const Problem& prob, const BufferMap& bufs) {
-  prob.prec == Precision::S ? gemm_t<float>(dev, prob, bufs) : gemm_t<double>(dev, prob, bufs);
-}
-
-void axpy(ClDevice& dev, const Problem& prob, const BufferMap& bufs) {
-  prob.prec == Precision::S ? axpy_t<float>(dev, prob, bufs) : axpy_t<double>(dev, prob, bufs);
-}
-void dot(ClDevice& dev, const Problem& prob, const BufferMap& bufs) {
-  prob.prec == Precision::S ? dot_t<float>(dev, prob, bufs) : dot_t<double>(dev, prob, bufs);
-}
-
 const bool registered = [] {
-  register_variant(std::make_shared<ClblastVariant>(
-      "axpy", "CLBlast: r = y (clEnqueueCopyBuffer) then clblast::Axpy on r; the copy is timed, the op is out of place",
-      axpy));
-  register_variant(std::make_shared<ClblastVariant>(
-      "dot", "CLBlast clblast::Dot (2 kernels); timed from a marker before it, so CLBlast's host set-up is included",
-      dot));
-  register_variant(std::make_shared<ClblastVariant>(
-      "gemm", "CLBlast clblast::Gemm, row-major; timed from a marker before it (padding/transpose kernels included)",
-      gemm));
+  auto info = [](const char* op, const char* description) {
+    return CodeVariantInfo{.op = op, .name = "clblast", .description = description, .library = "CLBlast"};
+  };
+  register_code_variant<ClCall>(
+      info("axpy", "CLBlast: r = y (clEnqueueCopyBuffer) then clblast::Axpy on r; the copy is timed, the op is out of "
+                   "place"),
+      [](ClCall& c) { c.dbl() ? axpy_t<double>(c) : axpy_t<float>(c); }, check_n);
+  register_code_variant<ClCall>(
+      info("dot", "CLBlast clblast::Dot (2 kernels); timed from a marker before it, so CLBlast's host set-up is "
+                  "included"),
+      [](ClCall& c) { c.dbl() ? dot_t<double>(c) : dot_t<float>(c); }, check_n);
+  register_code_variant<ClCall>(
+      info("gemm", "CLBlast clblast::Gemm, row-major; timed from a marker before it (padding/transpose kernels "
+                   "included)"),
+      [](ClCall& c) { c.dbl() ? gemm_t<double>(c) : gemm_t<float>(c); }, check_n);
   return true;
 }();
 

@@ -1,0 +1,2 @@
+// Must not compile: the engine reaches backends only through the registries.
+#include "backends/host/host_backend.hpp"
