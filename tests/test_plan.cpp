@@ -99,8 +99,8 @@ TEST_F(PlanTest, CountsOrderAndSkips) {
   for (std::size_t i = 12; i < 16; ++i) EXPECT_EQ(p.points[i].device, 0u);
   // Left out once per variant, device and precision, not once per size.
   ASSERT_EQ(p.left_out.size(), 3u);
-  EXPECT_THAT(p.left_out[0], HasSubstr("fake/dot/b on fake:0 in D"));
-  EXPECT_THAT(p.left_out[1], HasSubstr("fake/dot/a on fake:1 in D: fake:1 has no FP64 support"));
+  EXPECT_THAT(p.left_out[0], HasSubstr("opencl/dot/b on fake:0 in D"));
+  EXPECT_THAT(p.left_out[1], HasSubstr("opencl/dot/a on fake:1 in D: fake:1 has no FP64 support"));
 }
 
 TEST_F(PlanTest, ValueOutsideOneDomainLeavesThatVariantOut) {
@@ -129,13 +129,13 @@ TEST_F(PlanTest, BadInputThrowsBeforeAnyPoint) {
   };
   auto r = spec();
   r.params = {{"WG", "3"}};
-  expect_error(r, "WG=3 is outside the domain of fake/dot/a (8,16,32,64); fake/dot/c (8)");
+  expect_error(r, "WG=3 is outside the domain of opencl/dot/a (8,16,32,64); opencl/dot/c (8)");
   r.params = {{"XYZ", "1"}};
   expect_error(r, "unknown parameter 'XYZ'");
-  expect_error(spec({"nosuch"}), "unknown variant 'nosuch' of dot: available are fake/dot/a");
+  expect_error(spec({"nosuch"}), "unknown variant 'nosuch' of dot: available are opencl/dot/a");
   r = spec({"b"});
   r.precisions = {Precision::D};
-  expect_error(r, "variant fake/dot/b has no D version (it has S)");
+  expect_error(r, "variant opencl/dot/b has no D version (it has S)");
   r = spec();
   r.reps = 0;
   expect_error(r, "--reps 0 is impossible");

@@ -11,26 +11,26 @@ namespace {
 // are written in OpenCL C's vocabulary (uint, get_global_id, ...) with these macros for
 // qualifiers; CUDA gets the index functions as inline device functions, which fold to
 // the special registers once the dimension is a constant.
-constexpr const char* kOpenclWords = R"(#define KERNEL kernel
-#define LAUNCH_BOUNDS(...)
-#define GLOBAL_PTR global
-#define LOCAL_MEM local
-#define LOCAL_PTR local
-#define RESTRICT restrict
-#define INLINE inline
-#define BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
-#define LDG(p) (*(p))
+constexpr const char* kOpenclWords = R"(#define HB_KERNEL kernel
+#define HB_LAUNCH_BOUNDS(...)
+#define HB_GLOBAL_PTR global
+#define HB_LOCAL_MEM local
+#define HB_LOCAL_PTR local
+#define HB_RESTRICT restrict
+#define HB_INLINE inline
+#define HB_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define HB_LDG(p) (*(p))
 )";
 
-constexpr const char* kCudaWords = R"(#define KERNEL extern "C" __global__
-#define LAUNCH_BOUNDS(...) __launch_bounds__(__VA_ARGS__)
-#define GLOBAL_PTR
-#define LOCAL_MEM __shared__
-#define LOCAL_PTR
-#define RESTRICT __restrict__
-#define INLINE __device__ __forceinline__
-#define BARRIER() __syncthreads()
-#define LDG(p) __ldg(p)
+constexpr const char* kCudaWords = R"(#define HB_KERNEL extern "C" __global__
+#define HB_LAUNCH_BOUNDS(...) __launch_bounds__(__VA_ARGS__)
+#define HB_GLOBAL_PTR
+#define HB_LOCAL_MEM __shared__
+#define HB_LOCAL_PTR
+#define HB_RESTRICT __restrict__
+#define HB_INLINE __device__ __forceinline__
+#define HB_BARRIER() __syncthreads()
+#define HB_LDG(p) __ldg(p)
 typedef unsigned int uint;
 typedef unsigned long long ulong;
 __device__ __forceinline__ uint hb_dim3(const dim3 v, const int d) { return d == 0 ? v.x : d == 1 ? v.y : v.z; }
