@@ -4,12 +4,20 @@ A point is op x variant x precision x sizes/matrix x params; its rate is the med
 runs of one build (GB/s, or TFLOP/s for GEMM). Prints one row per point and the verdict
 against a 2 % tolerance."""
 import json
+import os
 import pathlib
 import statistics
 import sys
 
 
-def points(root):
+def renames():
+    """NEW=OLD pairs of HB_AB_OLD_MAP: the old build's records carry the old names."""
+    pairs = (m.split("=", 1) for m in os.environ.get("HB_AB_OLD_MAP", "").split() if "=" in m)
+    return {old: new for new, old in pairs}
+
+
+def points(root, rename=None):
+    rename = rename or {}
     out = {}
     for f in pathlib.Path(root).rglob("results.jsonl"):
         for line in f.read_text().splitlines():
@@ -21,7 +29,7 @@ def points(root):
                 continue
             sizes = r.get("sizes", {})
             size = sizes.get("input") or ",".join(f"{k}={v}" for k, v in sorted(sizes.items()) if k != "soa")
-            params = ";".join(f"{k}={v}" for k, v in sorted(r.get("params", {}).items()))
+            params = ";".join(f"{k}={v}" for k, v in sorted((rename.get(k, k), v) for k, v in r.get("params", {}).items()))
             key = (r["op"], r["variant"], r["precision"], size, params)
             rate = r["gflops"] / 1e3 if r["op"] == "gemm" else r["gbs"]
             out.setdefault(key, []).append(rate)
@@ -29,7 +37,7 @@ def points(root):
 
 
 def main():
-    old, new = points(sys.argv[1]), points(sys.argv[2])
+    old, new = points(sys.argv[1], renames()), points(sys.argv[2])
     keys = sorted(set(old) & set(new))
     print(f"{'op':<5} {'variant':<10} {'p':<2} {'size/matrix':<36} {'params':<16} {'old':>8} {'new':>8} {'new/old':>8}")
     worst = None

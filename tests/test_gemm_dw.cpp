@@ -1,5 +1,5 @@
 // GEMM in DF and DD: every double-word variant x storage (aos, soa, d64) x NN/NT/TN/TT x
-// {1x1x1, 17x33x5, 129x65x257} validates on the host and PoCL, with seed 001's sloppy and
+// {1x1x1, 17x33x5, 129x65x257} validates on the host and PoCL, with Mukunoki & Imamura's sloppy and
 // the accurate multiply and add; plain word arithmetic fails the bound; storage suffixes
 // parse; large problems validate a sample.
 #include <gmock/gmock.h>
@@ -32,7 +32,7 @@ std::vector<std::string> sizes_all_layouts(const std::string& storage) {
   return out;
 }
 
-// The defaults (seed 001: 48x48x16 tiles, 3x3 per work-item, sloppy multiply and add),
+// The defaults (Mukunoki & Imamura: 48x48x16 tiles, 3x3 per work-item, sloppy multiply and add),
 // then the accurate operations, each alone, on tiles with one column per work-item and
 // more work-items than elements of a k-tile.
 std::vector<std::map<std::string, std::string>> param_sets(const Variant& v) {

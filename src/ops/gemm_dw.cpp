@@ -182,7 +182,7 @@ Validation validate_dw(const GemmProblem& prob, const Outputs& out) {
           DwSpan<const W, false>{got.data(), count}, [&](std::size_t e) { return static_cast<R>(prob.ref_dw[e]); },
           [&](std::size_t e) { return G * prob.mag[e]; });
       v.bound = "|C_ij - ref_ij| <= ((1 + m)^2 (1 + a)^(k+1) - 1 + gamma_{k+2}(u_ref)) (|alpha| (|A||B|)_ij + |beta| "
-                "|C0_ij|), m = 8u(1 + 4u_w), a = 3u(1 + 16u_w) (accurate or seed 001 DW mul and add)";
+                "|C0_ij|), m = 8u(1 + 4u_w), a = 3u(1 + 16u_w) (accurate, or Mukunoki & Imamura's DW mul and add)";
     }
     v.note = sample_note(prob);
     return v;

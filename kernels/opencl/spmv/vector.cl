@@ -1,4 +1,4 @@
-// Seed 000's spmv0 generalised: TPR work-items per row (a power of two up to WG) stride
+// Coronado-Barrientos et al.'s spmv0 generalised: TPR work-items per row (a power of two up to WG) stride
 // over it, then a local-memory tree adds their partial sums; a work-group takes WG / TPR
 // consecutive rows. Without subgroups (PoCL, NVIDIA OpenCL) local memory is the only way
 // to combine lanes. The loop over row blocks is uniform across the work-group, so the
