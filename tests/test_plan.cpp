@@ -103,6 +103,13 @@ TEST_F(PlanTest, CountsOrderAndSkips) {
   EXPECT_THAT(p.left_out[1], HasSubstr("opencl/dot/a on fake:1 in D: fake:1 has no FP64 support"));
 }
 
+TEST_F(PlanTest, AllSaysDeviceReasonsButNotMissingPrecisions) {
+  auto p = plan(spec());  // "all": b has no D version, fake:1 has no FP64
+  for (const auto& l : p.left_out) EXPECT_THAT(l, testing::Not(HasSubstr("has no D version"))) << l;
+  ASSERT_FALSE(p.left_out.empty());
+  for (const auto& l : p.left_out) EXPECT_THAT(l, HasSubstr("fake:1 has no FP64 support"));
+}
+
 TEST_F(PlanTest, ValueOutsideOneDomainLeavesThatVariantOut) {
   auto r = spec();
   r.params = {{"WG", "8,32"}};
