@@ -77,22 +77,19 @@ RunSpec run_spec_from_json(const nlohmann::json& j, const std::string& where) {
       bad(where, "precisions", e.what());
     }
   }
-  for (const char* k : {"sizes", "size"})
-    if (j.contains(k)) {
-      if (j[k].is_array())
-        for (std::size_t i = 0; i < j[k].size(); ++i)
-          r.sizes.push_back(scalar_text(j[k][i], where, fmt::format("{}[{}]", k, i)));
-      else
-        r.sizes.push_back(scalar_text(j[k], where, k));
-    }
-  for (const char* k : {"matrices", "matrix"})
-    if (j.contains(k)) {
-      if (j[k].is_array())
-        for (std::size_t i = 0; i < j[k].size(); ++i)
-          r.inputs.push_back(scalar_text(j[k][i], where, fmt::format("{}[{}]", k, i)));
-      else
-        r.inputs.push_back(scalar_text(j[k], where, k));
-    }
+  // A key and its singular spelling, each a token or an array of tokens.
+  auto tokens = [&](std::initializer_list<const char*> keys, std::vector<std::string>& out) {
+    for (const char* k : keys)
+      if (j.contains(k)) {
+        if (j[k].is_array())
+          for (std::size_t i = 0; i < j[k].size(); ++i)
+            out.push_back(scalar_text(j[k][i], where, fmt::format("{}[{}]", k, i)));
+        else
+          out.push_back(scalar_text(j[k], where, k));
+      }
+  };
+  tokens({"sizes", "size"}, r.sizes);
+  tokens({"matrices", "matrix"}, r.inputs);
   if (j.contains("params")) {
     if (!j["params"].is_object()) bad(where, "params", "expected an object of NAME: values");
     for (auto it = j["params"].begin(); it != j["params"].end(); ++it)
