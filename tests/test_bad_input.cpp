@@ -75,6 +75,10 @@ TEST(BadInput, MalformedMetadata) {
   expect_error("--kernels " + write("f.json", R"J({"name":"f","op":"nosuchop","source":"k.cl","precisions":["S"],
     "entry":"k","args":["n"],"global":"n"})J") + " list",
                "f.json: key 'op'");
+  // Setup launches run once, untimed: one that writes an output would be measured once only.
+  expect_error("--kernels " + write("g.json", R"J({"name":"g","op":"copy","source":"k.cl","precisions":["S"],
+    "setup":[{"kernel":"k","args":["n","y"],"global":"n"}],"entry":"k","args":["n","y"],"global":"n"})J") + " list",
+               "g.json: key 'setup[0].args[1]': 'y' is written by copy");
 }
 
 TEST(BadInput, KernelThatDoesNotBuildShowsTheBuildLog) {

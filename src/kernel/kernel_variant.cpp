@@ -35,6 +35,50 @@ KernelArg::Kind int_kind(const std::string& t) {
   return KernelArg::U32;
 }
 
+// One launch's arguments (operands, scratch buffers, scalars, named values) and geometry.
+template <class Ctx>
+KernelInstance::Launch resolve_launch(const LaunchSpec& l, const Problem& prob, const BufferMap& bufs,
+                                      const std::map<std::string, Buffer*>& scratch_bufs, const Vars& vars,
+                                      const Ctx& ctx) {
+  const bool wide = info(prob.prec).needs_fp64;
+  KernelInstance::Launch out;
+  out.kernel = l.kernel;
+  for (const auto& a : l.args) {
+    KernelArg arg{};
+    arg.name = a.name;
+    if (auto it = bufs.find(a.name); it != bufs.end()) {
+      arg.kind = KernelArg::Buf;
+      arg.buf = it->second;
+    } else if (auto sit = scratch_bufs.find(a.name); sit != scratch_bufs.end()) {
+      arg.kind = KernelArg::Buf;
+      arg.buf = sit->second;
+    } else if (const auto* sc = prob.scalar(a.name); sc && !sc->is_int) {
+      arg.kind = wide ? KernelArg::F64 : KernelArg::F32;
+      arg.f = sc->value;
+    } else if (auto vit = vars.find(a.name); vit != vars.end()) {
+      arg.kind = int_kind(a.type);
+      arg.i = static_cast<std::int64_t>(vit->second);
+      bool fits = (arg.kind == KernelArg::U32 && arg.i >= 0 && arg.i <= 0xFFFFFFFFll) ||
+                  (arg.kind == KernelArg::I32 && arg.i >= INT32_MIN && arg.i <= INT32_MAX) ||
+                  arg.kind == KernelArg::I64 || (arg.kind == KernelArg::U64 && arg.i >= 0);
+      if (!fits)
+        throw PointError(ctx(fmt::format("argument '{}' = {} does not fit a {} kernel argument", a.name, arg.i,
+                                         a.type.empty() ? "uint" : a.type)));
+    } else {
+      throw PointError(
+          ctx(fmt::format("kernel {} argument '{}' names no operand, scratch buffer or value", l.kernel, a.name)));
+    }
+    out.args.push_back(std::move(arg));
+  }
+  try {
+    for (const auto& g : l.global) out.global.push_back(static_cast<std::size_t>(std::max(0LL, eval_int(g, vars))));
+    for (const auto& g : l.local) out.local.push_back(static_cast<std::size_t>(std::max(1LL, eval_int(g, vars))));
+  } catch (const Error& e) {
+    throw PointError(ctx(e.what()));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::unique_ptr<Instance> KernelVariant::prepare(Device& dev, const Problem& prob, const BufferMap& bufs,
@@ -77,44 +121,15 @@ std::unique_ptr<Instance> KernelVariant::prepare(Device& dev, const Problem& pro
     scratch_bufs[s.name] = inst->scratch.back().get();
   }
 
-  const bool wide = info(prob.prec).needs_fp64;
-  for (const auto& l : launches) {
-    KernelInstance::Launch out;
-    out.kernel = l.kernel;
-    for (const auto& a : l.args) {
-      KernelArg arg{};
-      arg.name = a.name;
-      if (auto it = bufs.find(a.name); it != bufs.end()) {
-        arg.kind = KernelArg::Buf;
-        arg.buf = it->second;
-      } else if (auto sit = scratch_bufs.find(a.name); sit != scratch_bufs.end()) {
-        arg.kind = KernelArg::Buf;
-        arg.buf = sit->second;
-      } else if (const auto* sc = prob.scalar(a.name); sc && !sc->is_int) {
-        arg.kind = wide ? KernelArg::F64 : KernelArg::F32;
-        arg.f = sc->value;
-      } else if (auto vit = vars.find(a.name); vit != vars.end()) {
-        arg.kind = int_kind(a.type);
-        arg.i = static_cast<std::int64_t>(vit->second);
-        bool fits = (arg.kind == KernelArg::U32 && arg.i >= 0 && arg.i <= 0xFFFFFFFFll) ||
-                    (arg.kind == KernelArg::I32 && arg.i >= INT32_MIN && arg.i <= INT32_MAX) ||
-                    arg.kind == KernelArg::I64 || (arg.kind == KernelArg::U64 && arg.i >= 0);
-        if (!fits)
-          throw PointError(ctx(fmt::format("argument '{}' = {} does not fit a {} kernel argument", a.name, arg.i,
-                                           a.type.empty() ? "uint" : a.type)));
-      } else {
-        throw PointError(ctx(fmt::format("kernel {} argument '{}' names no operand, scratch buffer or value", l.kernel,
-                                         a.name)));
-      }
-      out.args.push_back(std::move(arg));
-    }
-    try {
-      for (const auto& g : l.global) out.global.push_back(static_cast<std::size_t>(std::max(0LL, eval_int(g, vars))));
-      for (const auto& g : l.local) out.local.push_back(static_cast<std::size_t>(std::max(1LL, eval_int(g, vars))));
-    } catch (const Error& e) {
-      throw PointError(ctx(e.what()));
-    }
-    inst->launches.push_back(std::move(out));
+  auto resolve = [&](const std::vector<LaunchSpec>& specs) {
+    std::vector<KernelInstance::Launch> out;
+    for (const auto& l : specs) out.push_back(resolve_launch(l, prob, bufs, scratch_bufs, vars, ctx));
+    return out;
+  };
+  inst->launches = resolve(launches);
+  if (!setup.empty()) {
+    for (const auto& l : resolve(setup)) inst->program->launch(l.kernel, l.args, l.global, l.local);
+    dev.finish();
   }
   return inst;
 }

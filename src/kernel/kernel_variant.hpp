@@ -37,6 +37,7 @@ class KernelVariant final : public Variant {
   std::vector<std::pair<std::string, Expr>> defines;  // extra -D NAME=value, per point
   std::vector<ScratchSpec> scratch;
   std::vector<LaunchSpec> launches;
+  std::vector<LaunchSpec> setup;  // run once when prepared, untimed; read inputs only
 
   std::unique_ptr<Instance> prepare(Device& dev, const Problem& prob, const BufferMap& bufs,
                                     const ParamValues& pv) const override;

@@ -125,12 +125,56 @@ std::string kernel_source_text(const Meta& m, const ojson& j, const fs::path& di
   return text;
 }
 
+// The launches of `key` ("launches", "setup", or "" for the single-entry shorthand).
+// `refused` names operands this list may not pass (setup launches may not touch outputs).
+std::vector<LaunchSpec> parse_launches(KernelVariant& v, const Meta& m, const ojson& launches, const std::string& key_root,
+                                       const std::set<std::string>& operands, const std::set<std::string>& buffers,
+                                       std::set<std::string>& known,
+                                       const std::set<std::string>* refused = nullptr) {
+  std::vector<LaunchSpec> out;
+  for (std::size_t li = 0; li < launches.size(); ++li) {
+    const auto& l = launches[li];
+    auto key = key_root.empty() ? std::string() : fmt::format("{}[{}]", key_root, li);
+    auto sub = [&](const char* k) { return key.empty() ? std::string(k) : key + "." + k; };
+    if (!l.is_object()) m.fail(key, "expected an object");
+    LaunchSpec ls;
+    if (!l.contains("kernel")) m.fail(sub("kernel"), "missing");
+    ls.kernel = m.str(l["kernel"], sub("kernel"));
+    if (!l.contains("args") || !l["args"].is_array()) m.fail(sub("args"), "expected an array of argument names");
+    for (std::size_t ai = 0; ai < l["args"].size(); ++ai) {
+      auto akey = fmt::format("{}[{}]", sub("args"), ai);
+      auto a = m.str(l["args"][ai], akey);
+      ArgSpec as;
+      auto c = a.find(':');
+      as.name = a.substr(0, c);
+      if (c != std::string::npos) {
+        as.type = a.substr(c + 1);
+        if (as.type != "int" && as.type != "uint" && as.type != "long" && as.type != "ulong")
+          m.fail(akey, fmt::format("unknown integer type '{}': expected int, uint, long or ulong", as.type));
+      }
+      if (refused && refused->count(as.name))
+        m.fail(akey, fmt::format("'{}' is written by {}: a setup launch may read only input operands", as.name, v.op));
+      if (!operands.count(as.name) && !buffers.count(as.name) && !known.count(as.name))
+        m.fail(akey, fmt::format("'{}' is not an operand of {}, a scratch buffer or a known value", as.name, v.op));
+      ls.args.push_back(std::move(as));
+    }
+    if (!l.contains("global")) m.fail(sub("global"), "missing");
+    ls.global = m.dims(l["global"], sub("global"), known);
+    if (l.contains("local") && !l["local"].is_null()) {
+      ls.local = m.dims(tunable_local(v, m, l, sub("local"), known), sub("local"), known);
+      if (ls.local.size() != ls.global.size()) m.fail(sub("local"), "must have as many dimensions as 'global'");
+    }
+    out.push_back(std::move(ls));
+  }
+  return out;
+}
+
 std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path& dir, const std::string& origin) {
   Meta m(origin);
   if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", origin));
   static const std::set<std::string> allowed{"name",   "op",       "description", "source",    "includes",
                                              "precisions", "requires", "params",   "constraints", "let",
-                                             "scratch", "defines", "launches", "entry",     "args",        "global",
+                                             "scratch", "defines", "launches", "setup", "entry",     "args",        "global",
                                              "local",   "backend"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!allowed.count(it.key())) m.fail(it.key(), "unknown key");
@@ -273,37 +317,20 @@ std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path&
       if (j.contains(k)) one[k] = j[k];
     launches = ojson::array({one});
   }
-  for (std::size_t li = 0; li < launches.size(); ++li) {
-    const auto& l = launches[li];
-    auto key = j.contains("launches") ? fmt::format("launches[{}]", li) : std::string();
-    auto sub = [&](const char* k) { return key.empty() ? std::string(k) : key + "." + k; };
-    if (!l.is_object()) m.fail(key, "expected an object");
-    LaunchSpec ls;
-    if (!l.contains("kernel")) m.fail(sub("kernel"), "missing");
-    ls.kernel = m.str(l["kernel"], sub("kernel"));
-    if (!l.contains("args") || !l["args"].is_array()) m.fail(sub("args"), "expected an array of argument names");
-    for (std::size_t ai = 0; ai < l["args"].size(); ++ai) {
-      auto akey = fmt::format("{}[{}]", sub("args"), ai);
-      auto a = m.str(l["args"][ai], akey);
-      ArgSpec as;
-      auto c = a.find(':');
-      as.name = a.substr(0, c);
-      if (c != std::string::npos) {
-        as.type = a.substr(c + 1);
-        if (as.type != "int" && as.type != "uint" && as.type != "long" && as.type != "ulong")
-          m.fail(akey, fmt::format("unknown integer type '{}': expected int, uint, long or ulong", as.type));
-      }
-      if (!operands.count(as.name) && !buffers.count(as.name) && !known.count(as.name))
-        m.fail(akey, fmt::format("'{}' is not an operand of {}, a scratch buffer or a known value", as.name, v->op));
-      ls.args.push_back(std::move(as));
-    }
-    if (!l.contains("global")) m.fail(sub("global"), "missing");
-    ls.global = m.dims(l["global"], sub("global"), known);
-    if (l.contains("local") && !l["local"].is_null()) {
-      ls.local = m.dims(tunable_local(*v, m, l, sub("local"), known), sub("local"), known);
-      if (ls.local.size() != ls.global.size()) m.fail(sub("local"), "must have as many dimensions as 'global'");
-    }
-    v->launches.push_back(std::move(ls));
+  v->launches = parse_launches(*v, m, launches, j.contains("launches") ? "launches" : "", operands, buffers, known);
+  if (j.contains("setup")) {
+    // Setup launches run once when the point is prepared, untimed (a partition of the
+    // matrix, as cusparseSpMV_preprocess does): they may read only operands that no run
+    // changes, so that what they compute stays true for every timed repetition.
+    const auto& su = j["setup"];
+    if (!su.is_array() || su.empty()) m.fail("setup", "expected a non-empty array of launches");
+    std::set<std::string> inputs;
+    for (const auto& o : op->signature().operands)
+      if (o.access == Access::In) inputs.insert(o.name);
+    std::set<std::string> writable;
+    for (const auto& name : operands)
+      if (!inputs.count(name)) writable.insert(name);
+    v->setup = parse_launches(*v, m, su, "setup", inputs, buffers, known, &writable);
   }
 
   v->source_text = kernel_source_text(m, j, dir, src);

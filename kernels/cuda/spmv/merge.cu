@@ -1,7 +1,11 @@
 // Merge-path CSR SpMV (Merrill & Garland, SC'16): the row ends and the nonzeros are merged
 // into one path of rows + nnz items, and every block takes TILE = WG * IPT consecutive
-// items, so a dense row costs the same per item as a diagonal. Three launches:
+// items, so a dense row costs the same per item as a diagonal. The partition depends only
+// on row_ptr, so it is computed once when the point is prepared (untimed, as
+// cusparseSpMV_preprocess analyses the matrix once for cuSPARSE):
 //   search: the row where each tile's path segment starts, into coords[];
+//   runs:   for each row that spans tiles, how many tiles' carries it takes.
+// Then every multiplication is two launches:
 //   tile:   products into shared memory (IPT coalesced loads per thread in flight), IPT
 //           items per thread, a segmented warp-shuffle scan of the threads' carries, then
 //           y for every row that ends in the tile, written coalesced;
@@ -154,23 +158,54 @@ extern "C" __global__ void __launch_bounds__(WG)
   for (int k = tid; k < nr; k += WG) y[r0 + k] = spmv_axpby(alpha, row_sum[k], beta, y + r0 + k);
 }
 
-// Row R = coords[t + 1] gets the carries of the run of tiles t, t+1, ... that stop inside it.
-// The warp of the run's first tile adds them, 32 at a time in a fixed order, after the tile
-// that ends R has written y[R]; coords never decrease, so the run ends at the first miss.
-extern "C" __global__ void spmv_merge_fixup(const unsigned rows, const unsigned tiles, const int* __restrict__ coords,
-                                            const REAL* __restrict__ carry, const REAL alpha,
-                                            REAL* __restrict__ y) {
+// Setup, after the search: run_len[t] = the number of tiles t, t+1, ... whose carries go to
+// row R = coords[t + 1], for the first tile of each such run (0 for the others and when R is
+// past the last row). Knowing the length up front lets the fixup issue its loads at once
+// instead of testing coords tile by tile: a dense row spans thousands of tiles.
+extern "C" __global__ void spmv_merge_runs(const unsigned rows, const unsigned tiles, const int* __restrict__ coords,
+                                           int* __restrict__ run_len) {
+  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= tiles) return;
+  const int r = coords[t + 1];
+  if (r >= (int)rows || (t > 0 && coords[t] == r)) {
+    run_len[t] = 0;
+    return;
+  }
+  // coords never decrease: the run ends before the first u with coords[u + 1] > r.
+  unsigned lo = t + 1, hi = tiles;
+  while (lo < hi) {
+    const unsigned mid = (lo + hi) >> 1;
+    if (coords[mid + 1] <= r) lo = mid + 1;
+    else hi = mid;
+  }
+  run_len[t] = (int)(lo - t);
+}
+
+// Row R = coords[t + 1] gets the carries of its run of tiles: one warp per run, each lane
+// summing a strided slice with FIXUP_ILP loads in flight, then a shuffle tree; the order is
+// fixed, so the result is the same run to run. Runs after the tile kernel, which wrote y[R].
+#define FIXUP_ILP 16
+extern "C" __global__ void spmv_merge_fixup(const unsigned tiles, const int* __restrict__ coords,
+                                            const int* __restrict__ run_len, const REAL* __restrict__ carry,
+                                            const REAL alpha, REAL* __restrict__ y) {
   const unsigned t = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x & 31u;
   if (t >= tiles) return;  // uniform per warp
-  const int r = coords[t + 1];
-  if (r >= (int)rows || (t > 0 && coords[t] == r)) return;
-  REAL s = 0;
-  for (unsigned u = t + lane;; u += 32) {
-    const bool in = u < tiles && coords[u + 1] == r;
-    if (in) s += carry[u];
-    if (__ballot_sync(0xffffffffu, in) != 0xffffffffu) break;
+  const int len = run_len[t];
+  if (len == 0) return;
+  REAL part[FIXUP_ILP];
+#pragma unroll
+  for (int j = 0; j < FIXUP_ILP; ++j) part[j] = 0;
+  for (int base = (int)lane; base < len; base += 32 * FIXUP_ILP) {
+#pragma unroll
+    for (int j = 0; j < FIXUP_ILP; ++j) {
+      const int i = base + 32 * j;
+      if (i < len) part[j] += carry[t + i];
+    }
   }
+  REAL s = 0;
+#pragma unroll
+  for (int j = 0; j < FIXUP_ILP; ++j) s += part[j];
 #pragma unroll
   for (int off = 16; off > 0; off >>= 1) s += __shfl_down_sync(0xffffffffu, s, off);
-  if (lane == 0) y[r] += alpha * s;
+  if (lane == 0) y[coords[t + 1]] += alpha * s;
 }

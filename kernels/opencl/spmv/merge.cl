@@ -1,6 +1,7 @@
 // Merge-path CSR SpMV (Merrill & Garland, SC'16): the row ends and the nonzeros are merged
 // into one path of rows + nnz items, and every work-group takes TILE = WG * IPT
-// consecutive items, so a dense row costs the same per item as a diagonal. Three launches:
+// consecutive items, so a dense row costs the same per item as a diagonal. Three kernels
+// (the search runs once per matrix, untimed, as setup: it depends only on row_ptr):
 //   search: the row where each tile's path segment starts, into coords[];
 //   tile:   products into local memory, IPT items per work-item, a segmented scan of the
 //           work-items' carries, then y for every row that ends in the tile;
