@@ -35,6 +35,42 @@ void apply(const Common& c, Experiment& e, bool seed_given) {
   else if (!e.spec.contains("seed")) e.seed = fresh_seed();
 }
 
+// How long each point is measured: the options of run and sweep (for sweep they
+// override every run of the spec file). Values are checked by the plan.
+struct Measure {
+  RunSpec given;  // holds the values of the options given
+  int reps = 0;
+};
+
+void add_measure(CLI::App* sub, Measure& m) {
+  auto& r = m.given;
+  sub->add_option("--reps", m.reps, "a fixed count of timed repetitions (default: adaptive, until --max-noise)");
+  sub->add_option("--max-noise", r.max_noise,
+                  "adaptive: stop once the median's 95% interval has a relative half-width under this many percent")
+      ->capture_default_str();
+  sub->add_option("--min-samples", r.min_samples, "adaptive: at least this many timed repetitions")->capture_default_str();
+  sub->add_option("--min-time", r.min_time, "adaptive: at least this many seconds of measured time")
+      ->capture_default_str();
+  sub->add_option("--timeout", r.timeout, "adaptive: at most this many seconds (wall) of timed repetitions per point")
+      ->capture_default_str();
+  sub->add_option("--max-samples", r.max_samples, "adaptive: at most this many timed repetitions")->capture_default_str();
+  sub->add_option("--cache", r.cache, "hot, or cold: the last-level cache flushed before each timed repetition")
+      ->capture_default_str();
+  sub->add_flag("--energy", r.energy, "NVML energy in a window of its own where the timed repetitions are too short");
+}
+
+void apply_measure(const CLI::App* sub, const Measure& m, RunSpec& r) {
+  const RunSpec& g = m.given;
+  if (sub->count("--reps")) r.reps = m.reps;
+  if (sub->count("--max-noise")) r.max_noise = g.max_noise;
+  if (sub->count("--min-samples")) r.min_samples = g.min_samples;
+  if (sub->count("--min-time")) r.min_time = g.min_time;
+  if (sub->count("--timeout")) r.timeout = g.timeout;
+  if (sub->count("--max-samples")) r.max_samples = g.max_samples;
+  if (sub->count("--cache")) r.cache = g.cache;
+  if (sub->count("--energy")) r.energy = g.energy;
+}
+
 std::vector<std::string> split_commas(const std::string& s) {
   std::vector<std::string> out;
   std::stringstream ss(s);
@@ -52,6 +88,7 @@ Command add_run(CLI::App& app, const std::string& command_line) {
     std::string variant = "all", precisions = "S,D";
     std::vector<std::string> params;
     std::string kernel, lws;
+    Measure m;
   };
   auto o = std::make_shared<Opts>();
   sub->add_option("op", o->r.op, "copy, axpy, dot, ...")->required();
@@ -63,7 +100,7 @@ Command add_run(CLI::App& app, const std::string& command_line) {
   sub->add_option("--matrix", o->r.inputs,
                   "spmv: a Matrix Market file or a generator, gen:NAME:k=v,... (repeatable; `hetbench list generators`)");
   sub->add_option("--param", o->params, "NAME=values, e.g. WG=64,128,256 or WG=8:1024:*2 (repeatable)");
-  sub->add_option("--reps", o->r.reps, "timed repetitions")->capture_default_str();
+  add_measure(sub, o->m);
   sub->add_option("--warmup", o->r.warmup, "untimed runs before timing")->capture_default_str();
   sub->add_flag("--include-transfers", o->r.include_transfers, "time host-device transfers too");
   sub->add_option("--kernel", o->kernel, "gemm: a GEMMbench entry (.json, hand-written or Lift-generated) or a folder of entries, run unmodified");
@@ -71,6 +108,7 @@ Command add_run(CLI::App& app, const std::string& command_line) {
   add_common(sub, o->c);
   return {sub, [o, sub, command_line] {
             Experiment e;
+            apply_measure(sub, o->m, o->r);
             o->r.variants = split_commas(o->variant);
             o->r.precisions = parse_precisions(o->precisions);
             for (const auto& p : o->params) {
@@ -108,10 +146,13 @@ Command add_sweep(CLI::App& app, const std::string& command_line) {
   auto* sub = app.add_subcommand("sweep", "run the experiment described by a spec file");
   auto c = std::make_shared<Common>();
   auto path = std::make_shared<std::string>();
+  auto m = std::make_shared<Measure>();
   sub->add_option("spec", *path, "spec file (see bench/ and docs/spec-format.md)")->required();
   add_common(sub, *c);
-  return {sub, [c, path, sub, command_line] {
+  add_measure(sub, *m);
+  return {sub, [c, path, m, sub, command_line] {
             Experiment e = experiment_from_file(*path);
+            for (auto& r : e.runs) apply_measure(sub, *m, r);
             e.command_line = command_line;
             apply(*c, e, sub->count("--seed") > 0);
             return run_experiment(e);

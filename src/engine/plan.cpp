@@ -151,7 +151,7 @@ RunPlan plan_run(const RunSpec& spec, std::uint64_t seed, const Op& op,
   if (r.variants.empty())
     throw Error(fmt::format("none of the chosen variants of {} runs on the chosen devices ({})", spec.op, spec.devices));
   r.sizes = problem_sizes(spec, op, seed);
-  if (spec.reps < 1) throw Error(fmt::format("--reps {} is impossible: at least 1 repetition is needed", spec.reps));
+  check_measurement(spec);
   if (spec.warmup < 0) throw Error(fmt::format("--warmup {} is impossible", spec.warmup));
   // Memory, up front: a point that cannot fit is bad input, not a measurement.
   for (const auto& d : devices)

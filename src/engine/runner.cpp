@@ -43,8 +43,7 @@ void measure(const PlannedPoint& p, const RunPlan& run, PointInputs& inputs, Poi
     rec.flops = prob.flops;
     rec.min_bytes = prob.min_bytes;
     rec.features = prob.features;
-    const MeasurePolicy policy{run.spec->warmup, run.spec->reps, run.spec->include_transfers};
-    measure_point(*run.devices[p.device], prob, bufs, *p.variant, p.params, *run.op, policy, rec);
+    measure_point(*run.devices[p.device], prob, bufs, *p.variant, p.params, *run.op, measure_policy(*run.spec), rec);
   } catch (const PointError& e) {
     rec.status = PointStatus::error;
     rec.message = e.what();
