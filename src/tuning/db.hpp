@@ -134,6 +134,7 @@ class TuningDb final : public TuningLookup {
   std::vector<TuningEntry> select(const std::string& where, const std::vector<std::string>& args) const;
   std::filesystem::path path_;
   sqlite3* db_ = nullptr;
+  bool empty_ = false;  // opened read-only before anything was written: no table yet
 };
 
 }  // namespace hetbench::tuning
