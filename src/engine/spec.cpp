@@ -115,7 +115,7 @@ Experiment experiment_from_file(const std::string& path) {
     e.name = base.substr(0, base.rfind('.'));
   }
   nlohmann::json defaults = nlohmann::json::object();
-  for (const char* k : {"reps", "warmup", "devices", "precisions", "include_transfers"})
+  for (const char* k : {"reps", "warmup", "devices", "precisions", "include_transfers", "variants"})
     if (j.contains(k)) defaults[k] = j[k];
   if (j.contains("seed")) {
     if (!j["seed"].is_number_unsigned()) bad(path, "seed", "expected a non-negative integer");

@@ -26,7 +26,7 @@ constexpr int kBusyMs = 60000;
 
 const char* kSchema = R"(
 CREATE TABLE entries (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: records cite entries by id
   backend TEXT NOT NULL, dev_name TEXT NOT NULL, dev_vendor TEXT NOT NULL, dev_driver TEXT NOT NULL,
   dev_version TEXT NOT NULL, dev_arch TEXT NOT NULL,
   variant TEXT NOT NULL, variant_hash TEXT NOT NULL, precision TEXT NOT NULL, storage TEXT NOT NULL,
