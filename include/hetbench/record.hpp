@@ -79,6 +79,9 @@ struct PointRecord {
   Precision precision = Precision::S;
   Sizes sizes;
   ParamValues params;
+  // Where each parameter value came from ("command line", "db:<id> same device, ...",
+  // "metadata D"), and with --variant auto why the variant was chosen; null when unset.
+  nlohmann::json param_source, auto_choice;
   std::uint64_t seed = 0;
   std::string time;  // ISO 8601, when the point started
   // Set once the problem is built (measured points only).

@@ -19,6 +19,8 @@ struct Common {
   std::string format = "table";
   std::uint64_t seed = 0;
   bool seed_given = false;
+  std::string db;
+  bool no_db = false;
 };
 
 void add_common(CLI::App* sub, Common& c) {
@@ -26,11 +28,15 @@ void add_common(CLI::App* sub, Common& c) {
   sub->add_option("--format", c.format, "stdout format")->check(CLI::IsMember({"table", "json", "csv", "md"}))
       ->capture_default_str();
   sub->add_option("--seed", c.seed, "seed of the random inputs (default: a fresh one, recorded)");
+  sub->add_option("--db", c.db, "tuning database for parameters not given (default: $HETBENCH_DB or "
+                                "~/.local/share/hetbench/tuning.db; none: no database)");
+  sub->add_flag("--no-db", c.no_db, "use no tuning database: metadata defaults only");
 }
 
 void apply(const Common& c, Experiment& e, bool seed_given) {
   e.out_root = c.out;
   e.format = c.format;
+  e.db = c.no_db ? "none" : c.db;
   if (seed_given) e.seed = c.seed;
   else if (!e.spec.contains("seed")) e.seed = fresh_seed();
 }
@@ -92,7 +98,7 @@ Command add_run(CLI::App& app, const std::string& command_line) {
   };
   auto o = std::make_shared<Opts>();
   sub->add_option("op", o->r.op, "copy, axpy, dot, ...")->required();
-  sub->add_option("--variant", o->variant, "variant names, comma-separated, or all")->capture_default_str();
+  sub->add_option("--variant", o->variant, "variant names, comma-separated; all; auto (per point from the tuning database or a rule); libraries (the vendor baselines)")->capture_default_str();
   sub->add_option("--device", o->r.devices, "host, opencl:P:D, cuda:N, a unique name substring, or all")
       ->capture_default_str();
   sub->add_option("--precision", o->precisions, "S,D (later DF,DD)")->capture_default_str();

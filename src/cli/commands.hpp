@@ -19,6 +19,7 @@ Command add_list(CLI::App& app);
 Command add_run(CLI::App& app, const std::string& command_line);
 Command add_sweep(CLI::App& app, const std::string& command_line);
 Command add_ceilings(CLI::App& app, const std::string& command_line);
+Command add_db(CLI::App& app);
 int run_default_suite(const std::string& command_line);
 
 }  // namespace hetbench::cli

@@ -69,6 +69,8 @@ nlohmann::json to_json(const PointRecord& r) {
                       {"precision", name(r.precision)}, {"sizes", r.sizes},
                       {"params", r.params},        {"seed", r.seed},
                       {"time", r.time},            {"status", to_string(r.status)}};
+  if (!r.param_source.is_null()) j["param_source"] = r.param_source;
+  if (!r.auto_choice.is_null()) j["auto"] = r.auto_choice;
   if (r.flops) j["flops"] = *r.flops;
   if (r.min_bytes) j["min_bytes"] = *r.min_bytes;
   if (!r.features.empty()) j["features"] = r.features;

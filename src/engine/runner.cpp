@@ -11,6 +11,7 @@
 #include "engine/results.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/record.hpp"
+#include "tuning/db.hpp"
 
 namespace hetbench {
 
@@ -31,6 +32,8 @@ PointRecord start_record(int index, const RunPlan& run, const PlannedPoint& p, s
   rec.precision = p.prec;
   rec.sizes = run.sizes[p.size];
   rec.params = p.params;
+  if (!p.param_source.empty()) rec.param_source = p.param_source;
+  rec.auto_choice = p.auto_choice;
   rec.seed = seed;
   rec.time = now_iso8601();
   return rec;
@@ -53,8 +56,13 @@ void measure(const PlannedPoint& p, const RunPlan& run, PointInputs& inputs, Poi
 }  // namespace
 
 int run_experiment(const Experiment& e, std::filesystem::path* dir) {
-  const Plan plan = plan_experiment(e);
-  ExperimentWriter writer(e.out_root, e.name, experiment_json(e, plan));
+  // The tuning database, read only: a missing file means nothing is tuned yet.
+  const auto db_path = tuning::resolve_db_path(e.db);
+  const auto db = db_path.empty() ? nullptr : tuning::TuningDb::open_if_exists(db_path);
+  const Plan plan = plan_experiment(e, db.get());
+  auto ej = experiment_json(e, plan);
+  ej["tuning_db"] = db ? nlohmann::json(db_path) : nlohmann::json(nullptr);
+  ExperimentWriter writer(e.out_root, e.name, ej);
   if (dir) *dir = writer.dir();
   fmt::print(stderr, "hetbench: recording in {}\n", writer.dir().string());
   for (const auto& why : plan.left_out) fmt::print(stderr, "hetbench: {}\n", why);

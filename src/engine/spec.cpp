@@ -173,7 +173,7 @@ Experiment experiment_from_file(const std::string& path) {
     e.name = base.substr(0, base.rfind('.'));
   }
   nlohmann::json defaults = nlohmann::json::object();
-  for (const char* k : {"devices", "precisions"})
+  for (const char* k : {"devices", "precisions", "variants"})
     if (j.contains(k)) defaults[k] = j[k];
   for (const char* k : kMeasureKeys)
     if (j.contains(k)) defaults[k] = j[k];

@@ -53,6 +53,9 @@ struct Experiment {
   std::string format = "table";  // stdout: table, json, csv, md
   bool best_only = false;        // table: the best variant per device, op, precision and size
   std::string command_line;
+  // Tuning database: "" = the default file ($HETBENCH_DB, else the user's data folder),
+  // "none" = none, else a path (docs/tuning-db.md).
+  std::string db;
   // As given (a spec file's object); experiment.json keeps only what the runs do not
   // hold (name, description, seed, ...), since it records the runs themselves.
   nlohmann::json spec = nlohmann::json::object();
