@@ -7,6 +7,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "engine/spec.hpp"
+
 namespace hetbench::cli {
 
 struct Command {
@@ -14,11 +16,23 @@ struct Command {
   std::function<int()> run;  // returns the exit status; throws hetbench::Error
 };
 
+// The selectors of `run` (op, variants, devices, precisions, sizes or matrices, parameter
+// ranges, repetitions), shared by `tune`: add_run_selectors registers them on a
+// subcommand, run_spec() checks and converts them once the command line is parsed.
+struct RunSelectors {
+  RunSpec r;
+  std::string variant = "all", precisions = "S,D";
+  std::vector<std::string> params;
+  RunSpec run_spec() const;
+};
+void add_run_selectors(CLI::App* sub, RunSelectors& s);
+
 Command add_devices(CLI::App& app);
 Command add_list(CLI::App& app);
 Command add_run(CLI::App& app, const std::string& command_line);
 Command add_sweep(CLI::App& app, const std::string& command_line);
 Command add_ceilings(CLI::App& app, const std::string& command_line);
+Command add_tune(CLI::App& app, const std::string& command_line);
 int run_default_suite(const std::string& command_line);
 
 }  // namespace hetbench::cli

@@ -12,10 +12,13 @@ namespace hetbench {
 
 namespace {
 
-std::vector<ParamValues> cartesian(const Variant& v, const std::map<std::string, std::vector<long long>>& given) {
+std::vector<ParamValues> cartesian(const Variant& v, const std::map<std::string, std::vector<long long>>& given,
+                                  bool whole_domains) {
   std::vector<ParamValues> sets{ParamValues{}};
   for (const auto& p : v.params) {
-    std::vector<long long> vals = given.count(p.name) ? given.at(p.name) : std::vector<long long>{p.def};
+    std::vector<long long> vals = given.count(p.name) ? given.at(p.name)
+                                  : whole_domains     ? p.values
+                                                      : std::vector<long long>{p.def};
     std::vector<ParamValues> next;
     for (const auto& s : sets)
       for (auto x : vals) {
@@ -142,7 +145,7 @@ RunPlan plan_run(const RunSpec& spec, std::uint64_t seed, const Op& op,
   });
   const auto given = given_params(spec, chosen);
   for (const auto& v : chosen) {
-    auto sets = cartesian(*v, given);
+    auto sets = cartesian(*v, given, spec.whole_domains);
     std::erase_if(sets, [&](const ParamValues& pv) {
       return std::any_of(pv.begin(), pv.end(), [&](const auto& kx) { return !in_domain(*v->param(kx.first), kx.second); });
     });

@@ -53,6 +53,19 @@ void measure(const PlannedPoint& p, const RunPlan& run, PointInputs& inputs, Poi
 
 }  // namespace
 
+PointRecord measure_planned_point(int index, const Plan& plan, const PlannedPoint& p, PointInputs& inputs,
+                                  std::uint64_t seed) {
+  const RunPlan& run = plan.runs[p.run];
+  PointRecord rec = start_record(index, run, p, seed);
+  if (!p.skip.empty()) {
+    rec.status = PointStatus::skipped;
+    rec.message = p.skip;
+  } else {
+    measure(p, run, inputs, rec);
+  }
+  return rec;
+}
+
 int run_experiment(const Experiment& e, std::filesystem::path* dir) {
   const Plan plan = plan_experiment(e);
   ExperimentWriter writer(e.out_root, e.name, experiment_json(e, plan));
@@ -67,14 +80,7 @@ int run_experiment(const Experiment& e, std::filesystem::path* dir) {
     PointInputs inputs(plan, e.seed);
     for (const auto& p : plan.points) {
       if (interrupted()) break;
-      const RunPlan& run = plan.runs[p.run];
-      PointRecord rec = start_record(static_cast<int>(records.size()), run, p, e.seed);
-      if (!p.skip.empty()) {
-        rec.status = PointStatus::skipped;
-        rec.message = p.skip;
-      } else {
-        measure(p, run, inputs, rec);
-      }
+      PointRecord rec = measure_planned_point(static_cast<int>(records.size()), plan, p, inputs, e.seed);
       failed += rec.status == PointStatus::failed;
       errors += rec.status == PointStatus::error;
       auto j = to_json(rec);

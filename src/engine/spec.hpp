@@ -25,6 +25,8 @@ struct RunSpec {
   std::map<std::string, std::string> params;     // NAME -> value list or range
   int reps = 20, warmup = 3;
   bool include_transfers = false;
+  // tune: a parameter not given spans its whole domain instead of its default.
+  bool whole_domains = false;
 };
 nlohmann::json to_json(const RunSpec& r);
 // Reads one run from a spec object; throws Error naming `where` and the key.
