@@ -1,6 +1,6 @@
 // The genetic algorithm of Kernel Tuner (van Werkhoven, "Kernel Tuner: A search-optimizing
 // GPU code auto-tuner"; its strategies/genetic_algorithm.py), with its defaults: a
-// population of min(30, space/2), parents drawn by rank with a Beta(1, 2.5) variate (the
+// population of min(30, space/2, budget/5), parents drawn by rank with a Beta(1, 2.5) variate (the
 // fittest most often), uniform crossover, and a 1-in-20 mutation to a random Hamming
 // neighbour. Two changes, because here the budget rather than a generation count ends
 // the search: a generation that could not be filled with valid children, or that holds
@@ -36,8 +36,12 @@ void add_immigrants(Search& s, Rng& rng, std::vector<std::size_t>& pop, std::siz
 void genetic(Search& s, Rng& rng) {
   const Space& sp = s.space();
   if (sp.size() == 0) return;
-  const std::size_t pop_size =
-      std::min(sp.size(), std::max<std::size_t>(2, std::min<std::size_t>(30, std::lround(sp.size() / 2.0))));
+  // Kernel Tuner caps the population at half the space; the cap at a fifth of the budget
+  // is ours, so that a small budget still sees several generations rather than one
+  // random sample.
+  const std::size_t pop_size = std::min(
+      sp.size(), std::max<std::size_t>(2, std::min<std::size_t>({30, static_cast<std::size_t>(std::lround(sp.size() / 2.0)),
+                                                                 s.budget() / 5})));
   const std::size_t mutation_chance = 20;
   std::vector<std::size_t> pop;
   add_immigrants(s, rng, pop, pop_size);
