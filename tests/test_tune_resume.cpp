@@ -14,6 +14,7 @@
 
 #include "engine/results.hpp"
 #include "hetbench/error.hpp"
+#include "util/json_file.hpp"
 #include "test_util.hpp"
 
 using namespace hetbench::test;
@@ -24,20 +25,7 @@ const std::string kTune =
     "tune dot --device host --variant omp --size 1000000 --precision S,D --reps 5 --warmup 1 --strategy random "
     "--budget 60% --seed 77";
 
-nlohmann::json read_json(const std::filesystem::path& p) {
-  std::ifstream f(p);
-  return nlohmann::json::parse(f);
-}
-
-pid_t spawn(const std::string& args) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    std::string cmd = std::string("exec ") + HETBENCH_BINARY + " " + args + " >/dev/null 2>&1";
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  return pid;
-}
+nlohmann::json read_json(const std::filesystem::path& p) { return hetbench::read_json_file(p.string()); }
 
 std::filesystem::path experiment_in(const std::filesystem::path& root) {
   if (!std::filesystem::exists(root)) return {};
@@ -112,7 +100,7 @@ TEST(TuneResume, KilledTuningsResumeToTheSameEvaluationsAndBest) {
   int kills = 0;
   for (int round = 0; round < 4; ++round) {
     dir = experiment_in(killed_root.path());
-    pid_t pid = spawn(dir.empty() ? kTune + " --out " + killed_root.str() : "tune --resume " + dir.string());
+    pid_t pid = spawn_hetbench(dir.empty() ? kTune + " --out " + killed_root.str() : "tune --resume " + dir.string());
     // Startup takes a while too: kill anywhere from before the folder exists to near the end.
     const double at = std::uniform_real_distribution<double>(0.05, 0.9)(rng) * (t_whole + 0.3);
     std::this_thread::sleep_for(std::chrono::duration<double>(at));

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "hetbench/error.hpp"
+#include "util/json_file.hpp"
 
 namespace hetbench {
 
@@ -73,16 +74,10 @@ ExperimentWriter::ExperimentWriter(const fs::path& root, const std::string& name
 
 ExperimentWriter::ExperimentWriter(Reopen, const fs::path& dir) : dir_(dir) {
   const auto exp_path = dir / "experiment.json", jsonl_path = dir / "results.jsonl";
-  {
-    std::ifstream f(exp_path);
-    if (!f) throw Error(fmt::format("'{}' is no experiment folder: cannot read '{}'", dir.string(), exp_path.string()));
-    try {
-      experiment_ = nlohmann::json::parse(f);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw Error(fmt::format("'{}' is not valid JSON: {}", exp_path.string(), e.what()));
-    }
-    if (!experiment_.is_object()) throw Error(fmt::format("'{}' is not a JSON object", exp_path.string()));
-  }
+  if (!fs::exists(exp_path))
+    throw Error(fmt::format("'{}' is no experiment folder: it has no experiment.json", dir.string()));
+  experiment_ = read_json_file(exp_path.string());
+  if (!experiment_.is_object()) throw Error(fmt::format("'{}' is not a JSON object", exp_path.string()));
   // A record is written with its newline in one write, so text after the last newline
   // is a record cut short by a kill.
   std::error_code ec;

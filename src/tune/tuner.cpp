@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <map>
 
 #include <fmt/format.h>
@@ -19,6 +18,7 @@
 #include "tune/search.hpp"
 #include "tune/summary.hpp"
 #include "tune/ties.hpp"
+#include "util/json_file.hpp"
 #include "util/random.hpp"
 
 namespace hetbench::tune {
@@ -113,16 +113,9 @@ nlohmann::json to_json(const TuneSettings& s) {
 
 std::pair<Experiment, TuneSettings> recorded_tuning(const std::filesystem::path& dir) {
   const auto path = dir / "experiment.json";
-  nlohmann::json j;
-  {
-    std::ifstream f(path);
-    if (!f) throw Error(fmt::format("--resume '{}': cannot read '{}'", dir.string(), path.string()));
-    try {
-      j = nlohmann::json::parse(f);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw Error(fmt::format("'{}' is not valid JSON: {}", path.string(), e.what()));
-    }
-  }
+  if (!std::filesystem::exists(path))
+    throw Error(fmt::format("--resume '{}': cannot read '{}'", dir.string(), path.string()));
+  const nlohmann::json j = read_json_file(path.string());
   if (!j.contains("tune") || !j["tune"].is_object() || !j.contains("runs") || !j["runs"].is_array())
     throw Error(fmt::format("--resume '{}': '{}' records no tuning (key 'tune')", dir.string(), path.string()));
   Experiment e;
