@@ -170,7 +170,7 @@ TEST(TuneResume, BadInputIsOneClearError) {
   const std::string base = "tune axpy --device host --size 1000 --reps 2 --out " + root.str();
   for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
            {base + " --budget 12x", "--budget '12x'"},
-           {base + " --strategy bayes", "unknown strategy 'bayes'"},
+           {base + " --strategy tabu", "unknown strategy 'tabu'"},
            {base + " --param NOPE=1", "unknown parameter 'NOPE'"},
            {"tune --resume " + root.str() + "/missing", "cannot read"},
            {"tune --device host", "give the op"}}) {

@@ -116,7 +116,7 @@ TEST(TuneSearch, GuidedStrategiesBeatRandomSamplingOnAHill) {
   for (std::size_t i = 0; i < s.size(); ++i) top = std::max(top, hill(s, i));
   std::map<std::string, double> mean;
   std::map<std::string, int> hits;
-  for (const char* name : {"random", "annealing", "genetic"})
+  for (const char* name : {"random", "annealing", "genetic", "bayes"})
     for (std::uint64_t seed = 1; seed <= 20; ++seed) {
       Search search(s, [&](std::size_t i) { return hill(s, i); }, 38);  // 15%
       run_strategy(name, search, seed);
@@ -130,6 +130,8 @@ TEST(TuneSearch, GuidedStrategiesBeatRandomSamplingOnAHill) {
   EXPECT_GT(mean["genetic"], mean["random"]);
   EXPECT_GE(hits["annealing"], 15);
   EXPECT_GT(hits["genetic"], hits["random"]);
+  EXPECT_GT(mean["bayes"], mean["random"]);
+  EXPECT_GT(hits["bayes"], hits["random"]);
   for (auto& [k, v] : mean) std::printf("%s: mean best %.3f of the top, top found %d/20\n", k.c_str(), v, hits[k]);
 }
 

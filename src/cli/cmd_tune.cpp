@@ -39,7 +39,7 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
   auto o = std::make_shared<TuneOpts>();
   sub->add_option("op", o->sel.r.op, "copy, axpy, dot, spmv, gemm (optional with --resume)");
   add_run_selectors(sub, o->sel);
-  sub->add_option("--strategy", o->strategy, "exhaustive, random, annealing or genetic")->capture_default_str();
+  sub->add_option("--strategy", o->strategy, "exhaustive, random, annealing, genetic or bayes")->capture_default_str();
   sub->add_option("--budget", o->budget,
                   "per problem and variant: evaluations (40), a fraction of the space (15%), or in all a time (90s, 10m, "
                   "1h); default 100% for exhaustive, 15% otherwise");

@@ -96,16 +96,17 @@ void annealing(Search& s, Rng& rng) {
 }  // namespace
 
 void genetic(Search& s, Rng& rng);  // genetic.cpp
+void bayes(Search& s, Rng& rng);    // bayes.cpp
 
 const std::vector<std::string>& strategy_names() {
-  static const std::vector<std::string> names{"exhaustive", "random", "annealing", "genetic"};
+  static const std::vector<std::string> names{"exhaustive", "random", "annealing", "genetic", "bayes"};
   return names;
 }
 
 void check_strategy(const std::string& name) {
   const auto& n = strategy_names();
   if (std::find(n.begin(), n.end(), name) == n.end())
-    throw Error(fmt::format("unknown strategy '{}': choose exhaustive, random, annealing or genetic", name));
+    throw Error(fmt::format("unknown strategy '{}': choose exhaustive, random, annealing, genetic or bayes", name));
 }
 
 void run_strategy(const std::string& name, Search& s, std::uint64_t seed) {
@@ -114,7 +115,8 @@ void run_strategy(const std::string& name, Search& s, std::uint64_t seed) {
   if (name == "exhaustive") exhaustive(s, rng);
   else if (name == "random") random_sampling(s, rng);
   else if (name == "annealing") annealing(s, rng);
-  else genetic(s, rng);
+  else if (name == "genetic") genetic(s, rng);
+  else bayes(s, rng);
 }
 
 }  // namespace hetbench::tune

@@ -53,7 +53,7 @@ class Search {
   std::vector<std::size_t> order_;
 };
 
-// exhaustive, random, annealing, genetic (docs/tuning.md).
+// exhaustive, random, annealing, genetic, bayes (docs/tuning.md).
 const std::vector<std::string>& strategy_names();
 // Throws Error naming the strategy when it is unknown.
 void check_strategy(const std::string& name);
