@@ -1,5 +1,7 @@
 // hetbench tune OP ...: the selectors of run, a strategy and a budget; --resume continues
 // an interrupted tuning in its folder (docs/tuning.md).
+#include <set>
+
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
@@ -19,18 +21,26 @@ struct TuneOpts {
 };
 
 // A resumed tuning must ask for what the recorded one asked: anything else would mix two
-// searches in one folder.
-void check_same(const std::string& dir, const char* what, const nlohmann::json& recorded, const nlohmann::json& given) {
-  if (recorded == given) return;
+// searches in one folder. Compared are the keys given (and with `all`, every key of both).
+void check_same(const std::string& dir, const char* what, const nlohmann::json& recorded, const nlohmann::json& given,
+                bool all) {
+  std::set<std::string> keys;
+  for (const auto& [k, v] : given.items()) keys.insert(k);
+  if (all)
+    for (const auto& [k, v] : recorded.items()) keys.insert(k);
   std::string diff;
-  if (recorded.is_object() && given.is_object())
-    for (const auto& [k, v] : given.items())
-      if (!recorded.contains(k) || recorded[k] != v)
-        diff += fmt::format("; {} was {} and is now {}", k, recorded.value(k, nlohmann::json()).dump(), v.dump());
-  if (diff.empty()) diff = fmt::format(": was {} and is now {}", recorded.dump(), given.dump());
-  else diff = diff.substr(1);
-  throw Error(fmt::format("--resume '{}': the {} differ from the recorded tuning{}", dir, what, diff));
+  for (const auto& k : keys) {
+    const auto r = recorded.value(k, nlohmann::json()), g = given.value(k, nlohmann::json());
+    if (r != g) diff += fmt::format("{}{} was {} and is now {}", diff.empty() ? "" : "; ", k, r.dump(), g.dump());
+  }
+  if (!diff.empty()) throw Error(fmt::format("--resume '{}': the {} differ from the recorded tuning: {}", dir, what, diff));
 }
+
+// The selector options and the keys of a recorded run they set.
+const std::vector<std::pair<const char*, const char*>> kSelectorKeys{
+    {"--variant", "variants"}, {"--device", "devices"}, {"--precision", "precisions"},
+    {"--size", "sizes"},       {"--matrix", "matrices"}, {"--param", "params"},
+    {"--reps", "reps"},        {"--warmup", "warmup"},  {"--include-transfers", "include_transfers"}};
 
 }  // namespace
 
@@ -54,10 +64,17 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
             s.seed = sub->count("--seed") ? o->seed : fresh_seed();
             if (!o->resume.empty()) {
               auto [e, rec] = tune::recorded_tuning(o->resume);
-              if (!o->sel.r.op.empty()) {
-                if (e.runs.size() != 1) throw Error(fmt::format("--resume '{}': the recorded tuning has {} runs", o->resume, e.runs.size()));
-                check_same(o->resume, "selectors", to_json(e.runs[0]), to_json(o->sel.run_spec()));
-              }
+              if (e.runs.size() != 1)
+                throw Error(fmt::format("--resume '{}': the recorded tuning has {} runs", o->resume, e.runs.size()));
+              // With the op, the whole command line is compared; without, the selectors given.
+              RunSelectors sel = o->sel;
+              if (sel.r.op.empty()) sel.r.op = e.runs[0].op;
+              const nlohmann::json now = to_json(sel.run_spec());
+              nlohmann::json asked = nlohmann::json::object();
+              for (const auto& [opt, key] : kSelectorKeys)
+                if (sub->count(opt) && now.contains(key)) asked[key] = now[key];
+              check_same(o->resume, "selectors", to_json(e.runs[0]), o->sel.r.op.empty() ? asked : now,
+                         !o->sel.r.op.empty());
               nlohmann::json given = nlohmann::json::object();
               if (sub->count("--strategy")) given["strategy"] = s.strategy;
               if (!o->budget.empty()) given["budget"] = s.budget.text;
@@ -65,7 +82,7 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
               nlohmann::json recorded = tune::to_json(rec);
               for (auto& [k, v] : recorded.items())
                 if (!given.contains(k)) given[k] = v;
-              check_same(o->resume, "tuning settings", recorded, given);
+              check_same(o->resume, "tuning settings", recorded, given, true);
               return tune::tune_experiment(e, rec, o->resume);
             }
             if (o->sel.r.op.empty()) throw Error("tune: give the op to tune (or --resume EXPERIMENT)");

@@ -222,7 +222,20 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
     Search search(space, objective, budget, [&] { return interrupted() || (time_share > 0 && elapsed() >= time_share); });
     run_strategy(s.strategy, search, splitmix64(s.seed + k));
     progress.end();
-    results.push_back(summarize(space, measured, recs, t.pruned, s, elapsed(), writer->dir().string()));
+    TuningResult r = summarize(space, measured, recs, t.pruned, s, elapsed(), writer->dir().string());
+    if (recs.empty()) {  // interrupted before its first evaluation
+      r.op = run.op->name();
+      r.device = run.devices[head.device]->id();
+      r.variant = head.variant->name;
+      r.variant_id = head.variant->id();
+      r.precision = name(head.prec);
+    }
+    r.device_ref = run.devices[head.device].get();
+    r.variant_ref = head.variant;
+    r.op_ref = run.op;
+    r.problem = run.sizes[head.size];
+    r.prec = head.prec;
+    results.push_back(std::move(r));
     if (on_result && !interrupted()) on_result(results.back());
   }
   const bool stopped = interrupted();

@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/spec.hpp"
+#include "hetbench/device.hpp"
+#include "hetbench/op.hpp"
 #include "hetbench/variant.hpp"
 #include "tune/budget.hpp"
 
@@ -40,6 +42,13 @@ struct TuningResult {
   std::uint64_t seed = 0;
   std::size_t evaluations = 0, space = 0, pruned = 0, ties = 0;
   double wall_s = 0;
+  // The planned objects themselves, for a database key (device identity, variant hash,
+  // storage and problem class); valid only during the on_result call.
+  const Device* device_ref = nullptr;
+  const Variant* variant_ref = nullptr;
+  const Op* op_ref = nullptr;
+  Sizes problem;
+  Precision prec = Precision::S;
 };
 nlohmann::json to_json(const TuningResult& r);
 
