@@ -41,13 +41,6 @@ void apply(const Common& c, Experiment& e, bool seed_given) {
   else if (!e.spec.contains("seed")) e.seed = fresh_seed();
 }
 
-// How long each point is measured: the options of run and sweep (for sweep they
-// override every run of the spec file). Values are checked by the plan.
-struct Measure {
-  RunSpec given;  // holds the values of the options given
-  int reps = 0;
-};
-
 void add_measure(CLI::App* sub, Measure& m) {
   auto& r = m.given;
   sub->add_option("--reps", m.reps, "a fixed count of timed repetitions (default: adaptive, until --max-noise)");
@@ -86,55 +79,66 @@ std::vector<std::string> split_commas(const std::string& s) {
 
 }  // namespace
 
+void add_run_selectors(CLI::App* sub, RunSelectors& s) {
+  sub->add_option("--variant", s.variant,
+                  "variant names, comma-separated; all; auto (per point from the tuning database or a rule); libraries "
+                  "(the vendor baselines)")
+      ->capture_default_str();
+  sub->add_option("--device", s.r.devices, "host, opencl:P:D, cuda:N, a unique name substring, or all")
+      ->capture_default_str();
+  sub->add_option("--precision", s.precisions, "S,D (later DF,DD)")->capture_default_str();
+  sub->add_option("--size", s.r.sizes, "sizes: 1000,2^20,1e6 or a:b:step or a:b:*2 (repeatable)");
+  sub->add_option("--matrix", s.r.inputs,
+                  "spmv: a Matrix Market file or a generator, gen:NAME:k=v,... (repeatable; `hetbench list generators`)");
+  sub->add_option("--param", s.params, "NAME=values, e.g. WG=64,128,256 or WG=8:1024:*2 (repeatable)");
+  sub->add_option("--warmup", s.r.warmup, "untimed runs before timing")->capture_default_str();
+  sub->add_flag("--include-transfers", s.r.include_transfers, "time host-device transfers too");
+  add_measure(sub, s.m);
+  s.app = sub;
+}
+
+RunSpec RunSelectors::run_spec() const {
+  RunSpec out = r;
+  out.variants = split_commas(variant);
+  out.precisions = parse_precisions(precisions);
+  for (const auto& p : params) {
+    auto eq = p.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())
+      throw Error(fmt::format("malformed --param '{}': expected NAME=values", p));
+    out.params[p.substr(0, eq)] = p.substr(eq + 1);
+  }
+  apply_measure(app, m, out);
+  return out;
+}
+
 Command add_run(CLI::App& app, const std::string& command_line) {
   auto* sub = app.add_subcommand("run", "measure an op over variants x devices x precisions x sizes x parameters");
   struct Opts {
     Common c;
-    RunSpec r;
-    std::string variant = "all", precisions = "S,D";
-    std::vector<std::string> params;
+    RunSelectors sel;
     std::string kernel, lws;
-    Measure m;
   };
   auto o = std::make_shared<Opts>();
-  sub->add_option("op", o->r.op, "copy, axpy, dot, ...")->required();
-  sub->add_option("--variant", o->variant, "variant names, comma-separated; all; auto (per point from the tuning database or a rule); libraries (the vendor baselines)")->capture_default_str();
-  sub->add_option("--device", o->r.devices, "host, opencl:P:D, cuda:N, a unique name substring, or all")
-      ->capture_default_str();
-  sub->add_option("--precision", o->precisions, "S,D (later DF,DD)")->capture_default_str();
-  sub->add_option("--size", o->r.sizes, "sizes: 1000,2^20,1e6 or a:b:step or a:b:*2 (repeatable)");
-  sub->add_option("--matrix", o->r.inputs,
-                  "spmv: a Matrix Market file or a generator, gen:NAME:k=v,... (repeatable; `hetbench list generators`)");
-  sub->add_option("--param", o->params, "NAME=values, e.g. WG=64,128,256 or WG=8:1024:*2 (repeatable)");
-  add_measure(sub, o->m);
-  sub->add_option("--warmup", o->r.warmup, "untimed runs before timing")->capture_default_str();
-  sub->add_flag("--include-transfers", o->r.include_transfers, "time host-device transfers too");
+  sub->add_option("op", o->sel.r.op, "copy, axpy, dot, ...")->required();
+  add_run_selectors(sub, o->sel);
   sub->add_option("--kernel", o->kernel, "gemm: a GEMMbench entry (.json, hand-written or Lift-generated) or a folder of entries, run unmodified");
   sub->add_option("--lws", o->lws, "with --kernel: the entry's tunable local size, J,I (GEMMbench's lws)");
   add_common(sub, o->c);
   return {sub, [o, sub, command_line] {
             Experiment e;
-            apply_measure(sub, o->m, o->r);
-            o->r.variants = split_commas(o->variant);
-            o->r.precisions = parse_precisions(o->precisions);
-            for (const auto& p : o->params) {
-              auto eq = p.find('=');
-              if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())
-                throw Error(fmt::format("malformed --param '{}': expected NAME=values", p));
-              o->r.params[p.substr(0, eq)] = p.substr(eq + 1);
-            }
+            const RunSpec r0 = o->sel.run_spec();
             if (!o->lws.empty() && o->kernel.empty())
               throw Error(fmt::format("--lws '{}': expected J,I together with --kernel", o->lws));
-            e.name = o->r.op;
+            e.name = r0.op;
             if (o->kernel.empty()) {
-              e.runs.push_back(o->r);
+              e.runs.push_back(r0);
             } else {
               // One run per entry: each fixes its own precision and problem axes.
-              for (const auto& entry : load_foreign_kernels(o->r.op, o->kernel)) {
-                RunSpec r = o->r;
+              for (const auto& entry : load_foreign_kernels(r0.op, o->kernel)) {
+                RunSpec r = r0;
                 r.variants = {entry.variant->id()};
                 r.precisions = {entry.precision};
-                r.sizes = entry.sizes(o->r.sizes);
+                r.sizes = entry.sizes(r0.sizes);
                 if (!o->lws.empty())
                   for (auto& [k, v] : entry.local_size(o->lws)) r.params[k] = v;
                 e.runs.push_back(r);

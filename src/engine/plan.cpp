@@ -140,7 +140,7 @@ RunPlan plan_run(const RunSpec& spec, std::uint64_t seed, const Op& op,
   owners.insert(owners.end(), r.auto_pool.begin(), r.auto_pool.end());
   r.given = given_params(spec, owners);
   for (const auto& v : chosen) {
-    auto sets = param_sets(*v, r.given);
+    auto sets = param_sets(*v, r.given, spec.whole_domains);
     if (!sets.empty()) r.variants.push_back({v, std::move(sets)});
   }
   if (r.variants.empty() && r.auto_pool.empty())

@@ -15,10 +15,13 @@ bool in_domain(const ParamDef& p, long long x) { return std::find(p.values.begin
 
 }  // namespace
 
-std::vector<ParamValues> param_sets(const Variant& v, const std::map<std::string, std::vector<long long>>& given) {
+std::vector<ParamValues> param_sets(const Variant& v, const std::map<std::string, std::vector<long long>>& given,
+                                   bool whole_domains) {
   std::vector<ParamValues> sets{ParamValues{}};
   for (const auto& p : v.params) {
-    std::vector<long long> vals = given.count(p.name) ? given.at(p.name) : std::vector<long long>{p.def};
+    std::vector<long long> vals = given.count(p.name) ? given.at(p.name)
+                                  : whole_domains     ? p.values
+                                                      : std::vector<long long>{p.def};
     std::vector<ParamValues> next;
     for (const auto& s : sets)
       for (auto x : vals) {
@@ -69,6 +72,10 @@ ResolvedParams ParamResolver::resolve(const RunPlan& r, std::size_t size, const 
   out.values = set;
   std::vector<const ParamDef*> open;  // not given on the command line
   for (const auto& d : v.params) {
+    if (r.spec->whole_domains && set.count(d.name)) {  // tune: every value is part of the space
+      out.source[d.name] = "tuning space";
+      continue;
+    }
     const auto g = r.given.find(d.name);
     if (g != r.given.end() && set.count(d.name) &&
         std::find(g->second.begin(), g->second.end(), set.at(d.name)) != g->second.end()) {

@@ -20,9 +20,11 @@ namespace hetbench {
 
 struct RunPlan;
 
-// The cartesian product of the given values of the variant's parameters (its metadata
-// defaults for the others), less the sets with a value outside the variant's domain.
-std::vector<ParamValues> param_sets(const Variant& v, const std::map<std::string, std::vector<long long>>& given);
+// The cartesian product of the given values of the variant's parameters (for the others
+// their metadata defaults, or with whole_domains — tune's space — every value of their
+// domain), less the sets with a value outside the variant's domain.
+std::vector<ParamValues> param_sets(const Variant& v, const std::map<std::string, std::vector<long long>>& given,
+                                   bool whole_domains = false);
 
 struct ResolvedParams {
   ParamValues values;

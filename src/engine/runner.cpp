@@ -55,6 +55,19 @@ void measure(const PlannedPoint& p, const RunPlan& run, PointInputs& inputs, Poi
 
 }  // namespace
 
+PointRecord measure_planned_point(int index, const Plan& plan, const PlannedPoint& p, PointInputs& inputs,
+                                  std::uint64_t seed) {
+  const RunPlan& run = plan.runs[p.run];
+  PointRecord rec = start_record(index, run, p, seed);
+  if (!p.skip.empty()) {
+    rec.status = PointStatus::skipped;
+    rec.message = p.skip;
+  } else {
+    measure(p, run, inputs, rec);
+  }
+  return rec;
+}
+
 int run_experiment(const Experiment& e, std::filesystem::path* dir) {
   // The tuning database, read only: a missing file means nothing is tuned yet.
   const auto db_path = tuning::resolve_db_path(e.db);
@@ -74,14 +87,7 @@ int run_experiment(const Experiment& e, std::filesystem::path* dir) {
     PointInputs inputs(plan, e.seed);
     for (const auto& p : plan.points) {
       if (interrupted()) break;
-      const RunPlan& run = plan.runs[p.run];
-      PointRecord rec = start_record(static_cast<int>(records.size()), run, p, e.seed);
-      if (!p.skip.empty()) {
-        rec.status = PointStatus::skipped;
-        rec.message = p.skip;
-      } else {
-        measure(p, run, inputs, rec);
-      }
+      PointRecord rec = measure_planned_point(static_cast<int>(records.size()), plan, p, inputs, e.seed);
       failed += rec.status == PointStatus::failed;
       errors += rec.status == PointStatus::error;
       auto j = to_json(rec);

@@ -35,6 +35,8 @@ struct RunSpec {
   bool include_transfers = false;
   std::string cache = "hot";  // or "cold": the last-level cache flushed before each repetition
   bool energy = false;        // an extra window for NVML energy when the timed reps are too short
+  // tune: a parameter not given spans its whole domain instead of its default.
+  bool whole_domains = false;
 };
 nlohmann::json to_json(const RunSpec& r);
 // Reads one run from a spec object; throws Error naming `where` and the key.
