@@ -74,6 +74,8 @@ Stats compute_stats(std::vector<double> x) {
   return s;
 }
 
+bool faster_beyond_noise(const Stats& a, const Stats& b) { return a.n > 0 && b.n > 0 && a.ci95_hi < b.ci95_lo; }
+
 nlohmann::json to_json(const Stats& s) {
   return {{"n", s.n},           {"min", s.min},         {"max", s.max},         {"median", s.median},
           {"mean", s.mean},     {"stddev", s.stddev},   {"ci95_lo", s.ci95_lo}, {"ci95_hi", s.ci95_hi},

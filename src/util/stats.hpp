@@ -41,6 +41,9 @@ struct MedianInterval {
 MedianInterval median_interval(std::vector<double> samples);
 
 Stats compute_stats(std::vector<double> samples);
+// Whether timings `a` are shorter than `b` beyond the noise: their medians' intervals do
+// not overlap. Otherwise the two are a tie at this many samples.
+bool faster_beyond_noise(const Stats& a, const Stats& b);
 nlohmann::json to_json(const Stats& s);
 
 }  // namespace hetbench

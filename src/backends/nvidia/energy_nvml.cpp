@@ -57,11 +57,11 @@ class NvmlEnergy final : public PointObserver {
     if (!h || !state_.counter) return;
     const auto t1 = Clock::now();
     unsigned long long e1 = 0;
-    if (!read_counter(h, e1) || e1 <= state_.e0) return;
-    state_.timed_j = (e1 - state_.e0) * 1e-3;
-    state_.timed_wall = std::chrono::duration<double>(t1 - state_.t0).count();
+    const bool read = read_counter(h, e1);
     state_.timed_measured = t.measured_s;
     state_.timed_reps = t.samples.size();
+    state_.timed_wall = std::chrono::duration<double>(t1 - state_.t0).count();
+    if (read && e1 > state_.e0) state_.timed_j = (e1 - state_.e0) * 1e-3;
   }
 
   void end(Device& dev, const Problem& prob, PointRecord& rec, const std::function<void()>& run_once) override {
