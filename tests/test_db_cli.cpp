@@ -148,5 +148,41 @@ TEST_F(DbCli, RunTakesParametersFromTheDatabaseAndAutoChoosesByIt) {
   EXPECT_THAT(recs[0]["auto"]["reason"].get<std::string>(), HasSubstr("rule: "));
 }
 
+// "default": {"S": 64, "D": 128}: each precision its own default, said in param_source.
+TEST_F(DbCli, MetadataDefaultsPerPrecision) {
+  auto meta = [&](const std::string& name, const std::string& def) {
+    std::filesystem::create_directories(tmp.path() / name);
+    auto j = nlohmann::json::parse(R"J({"op": "copy", "backend": "opencl", "precisions": ["S", "D"],
+        "params": {"WG": {"range": "32:1024:*2"}}, "entry": "copy_simple", "args": ["n", "x", "y"],
+        "global": "roundup(n, WG)", "local": "WG"})J");
+    j["name"] = name;
+    j["source"] = test::source_dir() + "/kernels/portable/copy/simple.k";
+    j["params"]["WG"]["default"] = nlohmann::json::parse(def);
+    test::write_text(tmp.path() / name / (name + ".json"), j.dump());
+    return (tmp.path() / name).string();
+  };
+  test::TempDir out;
+  auto r = hb("--kernels " + meta("pd", R"({"S": 64, "D": 128})") +
+              " run copy --variant pd --device opencl --precision S,D --size 1000 --reps 1 --warmup 0 --no-db --out " +
+              out.str());
+  ASSERT_EQ(r.status, 0) << r.output;
+  auto recs = read_results(test::only_experiment(out.path()));
+  ASSERT_EQ(recs.size(), 2u);
+  for (const auto& rec : recs) {
+    const bool s = rec["precision"] == "S";
+    EXPECT_EQ(rec["params"]["WG"], s ? 64 : 128);
+    EXPECT_EQ(rec["param_source"]["WG"], s ? "metadata S" : "metadata D");
+    EXPECT_EQ(rec["status"], "ok") << rec.dump();
+  }
+  for (auto [def, what] : {std::pair{R"({"X": 64})", "key 'params.WG.default.X'"},
+                           std::pair{R"({"DF": 64})", "not a precision of this variant"},
+                           std::pair{R"({"S": 48})", "key 'params.WG.default.S': 48 is not among the values"},
+                           std::pair{R"("64")", "expected an integer or an object of PRECISION: integer"}}) {
+    r = hb("--kernels " + meta("bad", def) + " list variants");
+    EXPECT_EQ(r.status, 2) << def;
+    EXPECT_THAT(r.output, HasSubstr(what)) << def;
+  }
+}
+
 }  // namespace
 }  // namespace hetbench
