@@ -167,6 +167,8 @@ TEST_F(DbCli, MetadataDefaultsPerPrecision) {
               out.str());
   ASSERT_EQ(r.status, 0) << r.output;
   auto recs = read_results(test::only_experiment(out.path()));
+  EXPECT_THAT(hb("--kernels " + meta("pd", R"({"S": 64, "D": 128})") + " list variants").output,
+              HasSubstr("default S:64,D:128"));
   ASSERT_EQ(recs.size(), 2u);
   for (const auto& rec : recs) {
     const bool s = rec["precision"] == "S";
