@@ -45,12 +45,15 @@ TEST_F(DbCli, ListShowExportImportPrune) {
     TuningDb d(db);
     d.put(entry(1 << 12, 10, 1024));
     d.put(entry(1 << 20, 20, 16384, "0123456789abcdef"));  // tuned on an older kernel
+    auto gone = entry(1 << 20, 20, 16384);
+    gone.variant_id = "opencl/dot/not_loaded_now";
+    d.put(gone);
   }
   auto r = hb("db list --db " + db);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("host/dot/omp"));
   EXPECT_THAT(r.output, HasSubstr("n=2^12"));
-  EXPECT_THAT(r.output, HasSubstr("2 entries"));
+  EXPECT_THAT(r.output, HasSubstr("3 entries"));
   r = hb("db --db " + db + " show 1");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("\"BLOCK\": 1024"));
@@ -60,7 +63,9 @@ TEST_F(DbCli, ListShowExportImportPrune) {
   const auto out = (tmp.path() / "export.json").string();
   ASSERT_EQ(hb("db export --db " + db + " --out " + out).status, 0);
   auto j = read_json_file(out);
-  ASSERT_EQ(j["entries"].size(), 2u);
+  ASSERT_EQ(j["entries"].size(), 3u);
+  j["entries"].erase(2);
+  test::write_text(out, j.dump());
   // Into a database in a folder that does not exist yet; then merged: the faster wins.
   const auto other = (tmp.path() / "new" / "dir" / "t.db").string();
   r = hb("db import --db " + other + " " + out);
@@ -83,15 +88,16 @@ TEST_F(DbCli, ListShowExportImportPrune) {
   EXPECT_THAT(r.output, HasSubstr("removed 2: host/dot/omp"));
   EXPECT_THAT(r.output, HasSubstr("source or metadata changed"));
   EXPECT_THAT(r.output, HasSubstr("removed 1 entries"));
+  EXPECT_THAT(r.output, HasSubstr("kept 1 entries of variants not loaded now"));
   auto old = entry(1 << 16, 10, 256);
   old.timestamp = "2020-01-02T03:04:05Z";
   TuningDb(db).put(old);
   r = hb("db prune --db " + db + " --device nosuchdevice --older-than 30d");
   EXPECT_THAT(r.output, HasSubstr("removed 0 entries"));
   r = hb("db prune --db " + db + " --older-than 30d");
-  EXPECT_THAT(r.output, HasSubstr("removed 3: host/dot/omp"));
+  EXPECT_THAT(r.output, HasSubstr("removed 4: host/dot/omp"));
   EXPECT_THAT(r.output, HasSubstr("older than 30d"));
-  ASSERT_EQ(TuningDb(db).list().size(), 1u);
+  ASSERT_EQ(TuningDb(db).list().size(), 2u);
   EXPECT_EQ(TuningDb(db).list()[0].id, 1);
   EXPECT_EQ(hb("db prune --db " + db + " --older-than soon").status, 2);
 }
@@ -146,6 +152,44 @@ TEST_F(DbCli, RunTakesParametersFromTheDatabaseAndAutoChoosesByIt) {
   recs = run("--variant auto,libraries", "D");
   for (const auto& r : recs) EXPECT_NE(r["kind"], "kernel");
   EXPECT_THAT(recs[0]["auto"]["reason"].get<std::string>(), HasSubstr("rule: "));
+}
+
+// "default": {"S": 64, "D": 128}: each precision its own default, said in param_source.
+TEST_F(DbCli, MetadataDefaultsPerPrecision) {
+  auto meta = [&](const std::string& name, const std::string& def) {
+    std::filesystem::create_directories(tmp.path() / name);
+    auto j = nlohmann::json::parse(R"J({"op": "copy", "backend": "opencl", "precisions": ["S", "D"],
+        "params": {"WG": {"range": "32:1024:*2"}}, "entry": "copy_simple", "args": ["n", "x", "y"],
+        "global": "roundup(n, WG)", "local": "WG"})J");
+    j["name"] = name;
+    j["source"] = test::source_dir() + "/kernels/portable/copy/simple.k";
+    j["params"]["WG"]["default"] = nlohmann::json::parse(def);
+    test::write_text(tmp.path() / name / (name + ".json"), j.dump());
+    return (tmp.path() / name).string();
+  };
+  test::TempDir out;
+  auto r = hb("--kernels " + meta("pd", R"({"S": 64, "D": 128})") +
+              " run copy --variant pd --device opencl --precision S,D --size 1000 --reps 1 --warmup 0 --no-db --out " +
+              out.str());
+  ASSERT_EQ(r.status, 0) << r.output;
+  auto recs = read_results(test::only_experiment(out.path()));
+  EXPECT_THAT(hb("--kernels " + meta("pd", R"({"S": 64, "D": 128})") + " list variants").output,
+              HasSubstr("default S:64,D:128"));
+  ASSERT_EQ(recs.size(), 2u);
+  for (const auto& rec : recs) {
+    const bool s = rec["precision"] == "S";
+    EXPECT_EQ(rec["params"]["WG"], s ? 64 : 128);
+    EXPECT_EQ(rec["param_source"]["WG"], s ? "metadata S" : "metadata D");
+    EXPECT_EQ(rec["status"], "ok") << rec.dump();
+  }
+  for (auto [def, what] : {std::pair{R"({"X": 64})", "key 'params.WG.default.X'"},
+                           std::pair{R"({"DF": 64})", "not a precision of this variant"},
+                           std::pair{R"({"S": 48})", "key 'params.WG.default.S': 48 is not among the values"},
+                           std::pair{R"("64")", "expected an integer or an object of PRECISION: integer"}}) {
+    r = hb("--kernels " + meta("bad", def) + " list variants");
+    EXPECT_EQ(r.status, 2) << def;
+    EXPECT_THAT(r.output, HasSubstr(what)) << def;
+  }
 }
 
 }  // namespace

@@ -110,12 +110,14 @@ int prune(const std::string& path, const std::string& device, const std::string&
     cutoff = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
                          fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now() - age(older))));
   std::vector<std::int64_t> ids;
+  int unknown = 0;
   for (const auto& e : db.list()) {
     std::string why;
     if (device.empty() && older.empty()) {
-      // Without selectors: entries no current variant can use.
+      // Without selectors: entries no current variant can use. A variant not loaded now
+      // (one from --kernels, or a library this build lacks) may still exist: kept.
       auto it = current.find(e.variant_id);
-      if (it == current.end()) why = "the variant no longer exists";
+      if (it == current.end()) ++unknown;
       else if (it->second != e.variant_hash) why = "the variant's source or metadata changed since it was tuned";
     } else {
       const bool dev = device.empty() || e.device.name.find(device) != std::string::npos;
@@ -131,6 +133,9 @@ int prune(const std::string& path, const std::string& device, const std::string&
   }
   const int n = db.remove(ids);
   fmt::print(stderr, "hetbench: removed {} entries from {}\n", n, path);
+  if (unknown)
+    fmt::print(stderr, "hetbench: kept {} entries of variants not loaded now (give their --kernels to check them)\n",
+               unknown);
   return 0;
 }
 
