@@ -152,7 +152,7 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
   for (const auto& why : plan.left_out) fmt::print(stderr, "hetbench: {}\n", why);
   const Recorded recorded = recorded_by_task(earlier);
   int next_point = static_cast<int>(earlier.size());
-  const double time_share = s.budget.seconds() / std::max<std::size_t>(1, tasks.size());
+  double time_used = 0;  // by the tasks before, earlier sessions included
 
   std::vector<TuningResult> results;
   InterruptGuard guard;
@@ -173,6 +173,8 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
       offset_s = std::max(offset_s, r["tune"].value("elapsed_s", 0.0));
     }
     const std::size_t budget = s.budget.evaluations(space.size());
+    // A time budget is shared by the tasks left, so time a small space leaves over goes on.
+    const double time_share = s.budget.seconds() > 0 ? (s.budget.seconds() - time_used) / (tasks.size() - k) : 0;
     fmt::print(stderr, "hetbench: tuning {} on {} in {} at {}: {} configurations ({} pruned by constraints), budget {}\n",
                head.variant->id(), run.devices[head.device]->id(), name(head.prec), format_sizes(run.sizes[head.size]),
                space.size(), t.pruned, s.budget.seconds() > 0 ? fmt::format("{:.0f}s", time_share) : std::to_string(budget));
@@ -214,14 +216,16 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
                                                             recs[pick.best].value("params", ParamValues{})))
                                           : "none yet";
       double left = -1;
-      if (time_share > 0) left = std::max(0.0, time_share - elapsed());
+      if (s.budget.seconds() > 0) left = std::max(0.0, s.budget.seconds() - time_used - elapsed());
       else if (measured_now > 0) left = measuring_s / measured_now * (budget - measured.size());
       progress.update(measured.size(), budget, best, left);
       return score_of(measured.back());
     };
-    Search search(space, objective, budget, [&] { return interrupted() || (time_share > 0 && elapsed() >= time_share); });
+    Search search(space, objective, budget,
+                  [&] { return interrupted() || (s.budget.seconds() > 0 && elapsed() >= time_share); });
     run_strategy(s.strategy, search, splitmix64(s.seed + k));
     progress.end();
+    time_used += elapsed();
     TuningResult r = summarize(space, measured, recs, t.pruned, s, elapsed(), writer->dir().string());
     if (recs.empty()) {  // interrupted before its first evaluation
       r.op = run.op->name();

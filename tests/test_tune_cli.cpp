@@ -1,4 +1,4 @@
-// hetbench tune end to end on the host: the experiment folder, a tuning killed with
+// hetbench tune end to end on the host and PoCL: constraints pruning, a tuning killed with
 // SIGKILL at random moments and resumed, resume with other selectors, bad input; and the
 // reopen mode of the experiment writer that resume relies on.
 #include <signal.h>
@@ -156,6 +156,9 @@ TEST(TuneResume, OtherSelectorsOrSettingsAreRefused) {
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("selectors differ"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("sizes"), std::string::npos) << r.output;
+  r = run_hetbench("tune --reps 3 --resume " + dir);  // a selector without the op
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("reps was 2 and is now 3"), std::string::npos) << r.output;
   r = run_hetbench("tune --strategy genetic --resume " + dir);
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("strategy"), std::string::npos) << r.output;
@@ -178,4 +181,31 @@ TEST(TuneResume, BadInputIsOneClearError) {
     EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
     EXPECT_NE(r.output.find(says), std::string::npos) << args << "\n" << r.output;
   }
+}
+
+// Constraints prune the space before anything is built: the pruned configurations are
+// counted, never measured nor recorded, and the budget is a fraction of what is left.
+TEST(TuneCli, ConstraintsPruneTheSpaceOnPocl) {
+  TempDir root;
+  auto r = run_hetbench(
+      "tune spmv --device opencl --variant vector --matrix gen:poisson3d:n=6 --precision S --reps 2 --warmup 0 "
+      "--strategy genetic --budget 5% --seed 3 --out " + root.str());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto dir = experiment_in(root.path());
+  const auto exp = read_json(dir / "experiment.json");
+  ASSERT_EQ(exp["tuning"].size(), 1u);
+  const auto& t = exp["tuning"][0];
+  // TPR 2..1024 x WG 16..1024 (powers of two): 70, of which TPR > WG (21) and any WG
+  // above the device's maximum are pruned.
+  EXPECT_EQ(t["space"].get<int>() + t["pruned"].get<int>(), 70) << t.dump();
+  EXPECT_GE(t["pruned"].get<int>(), 21);
+  const auto recs = hetbench::read_results(dir);
+  EXPECT_EQ(recs.size(), t["evaluations"].get<std::size_t>());
+  EXPECT_EQ(recs.size(), (t["space"].get<std::size_t>() * 5 + 99) / 100);
+  for (const auto& rec : recs) {
+    EXPECT_LE(rec["params"]["TPR"].get<int>(), rec["params"]["WG"].get<int>()) << rec.dump();
+    EXPECT_NE(rec["status"], "skipped");
+    EXPECT_EQ(rec["tune"]["strategy"], "genetic");
+  }
+  EXPECT_NE(r.output.find("pruned by constraints"), std::string::npos) << r.output;
 }
