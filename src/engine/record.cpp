@@ -12,6 +12,15 @@ std::string_view to_string(PointStatus s) {
   return "?";
 }
 
+std::string_view to_string(ErrorStage s) {
+  switch (s) {
+    case ErrorStage::none: return "none";
+    case ErrorStage::build: return "build";
+    case ErrorStage::run: return "run";
+  }
+  return "?";
+}
+
 nlohmann::json to_json(const PointRecord& r) {
   nlohmann::json j = {{"point", r.point},          {"op", r.op},
                       {"variant", r.variant},      {"variant_id", r.variant_id},
@@ -42,6 +51,7 @@ nlohmann::json to_json(const PointRecord& r) {
   if (o.pct_bw) j["pct_bw"] = *o.pct_bw;
   if (!o.energy.is_null()) j["energy"] = o.energy;
   if (r.status != PointStatus::ok) j["message"] = r.message;
+  if (r.status == PointStatus::error && r.error_stage != ErrorStage::none) j["error_stage"] = to_string(r.error_stage);
   return j;
 }
 

@@ -45,8 +45,13 @@ void measure(const PlannedPoint& p, const RunPlan& run, PointInputs& inputs, Poi
     rec.features = prob.features;
     const MeasurePolicy policy{run.spec->warmup, run.spec->reps, run.spec->include_transfers};
     measure_point(*run.devices[p.device], prob, bufs, *p.variant, p.params, *run.op, policy, rec);
+  } catch (const BuildError& e) {
+    rec.status = PointStatus::error;
+    rec.error_stage = ErrorStage::build;
+    rec.message = e.what();
   } catch (const PointError& e) {
     rec.status = PointStatus::error;
+    rec.error_stage = ErrorStage::run;
     rec.message = e.what();
   }
 }
