@@ -297,7 +297,7 @@ class PyParser {
         return list;
       }
       expect(")");
-      return v.is_list ? v : expr(fmt::format("({})", v.text));
+      return v;  // every operation the parser writes is parenthesized already
     }
     if (is("[")) return list_display();
     if (t.kind == Tok::End) fail("unexpected end");
@@ -350,7 +350,7 @@ class PyParser {
 }  // namespace
 
 std::string from_python(const std::string& py) {
-  std::string text = PyParser(py).parse();
+  std::string text = strip_outer_parens(PyParser(py).parse());
   try {
     Expr check(text);
   } catch (const Error& e) {

@@ -20,6 +20,10 @@ std::string to_python(const Expr& e);
 // what cannot be translated.
 std::string from_python(const std::string& py);
 
+// `text` without one pair of parentheses that encloses all of it (both translators
+// parenthesize every operation; the outermost pair says nothing).
+std::string strip_outer_parens(const std::string& text);
+
 // The integers of a T1 "Values" string: a list literal, range(...), list(range(...)) or a
 // comprehension [EXPR for NAME in range(...)]. Throws Error for anything else.
 std::vector<long long> python_int_list(const std::string& py);

@@ -119,9 +119,19 @@ std::vector<long long> range_values(const std::string& args, const std::string& 
 
 }  // namespace
 
+std::string strip_outer_parens(const std::string& text) {
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')') return text;
+  int depth = 0;
+  for (std::size_t i = 0; i + 1 < text.size(); ++i) {
+    depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+    if (depth == 0) return text;  // the first '(' closes before the end: "(a) + (b)"
+  }
+  return text.substr(1, text.size() - 2);
+}
+
 std::string to_python(const Expr& e) {
   if (!e.root()) throw Error("empty expression");
-  return translate(*e.root(), e.text()).text;
+  return strip_outer_parens(translate(*e.root(), e.text()).text);
 }
 
 std::vector<long long> python_int_list(const std::string& text) {
