@@ -19,6 +19,9 @@ namespace hetbench {
 
 enum class PointStatus { ok, failed, error, skipped };
 std::string_view to_string(PointStatus s);
+// For an error point: whether it happened building the kernel or running the point.
+enum class ErrorStage { none, build, run };
+std::string_view to_string(ErrorStage s);
 
 // When the timed repetitions of a point stop (docs/measurement.md): a fixed count, or
 // adaptively once the median's 95 % interval is narrow enough, after enough samples and
@@ -92,6 +95,7 @@ struct PointRecord {
   std::optional<Validation> validation;
   ObservedFields observed;
   PointStatus status = PointStatus::ok;
+  ErrorStage error_stage = ErrorStage::none;  // set with status error
   std::string message;  // why, for anything but ok
 };
 

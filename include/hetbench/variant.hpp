@@ -87,6 +87,9 @@ void load_variant_metadata(const std::string& path);
 // as GEMMbench entries are translated into it); files are relative to `dir`.
 std::shared_ptr<Variant> register_variant_json(const nlohmann::ordered_json& j, const std::string& dir,
                                                const std::string& origin);
+// The same without registering it: to check a translated description (src/interop).
+std::shared_ptr<Variant> parse_variant_json(const nlohmann::ordered_json& j, const std::string& dir,
+                                            const std::string& origin);
 // All variants: the built-in ones, kernel metadata from the kernel folder and from
 // $HETBENCH_KERNELS and --kernels paths.
 const std::vector<std::shared_ptr<Variant>>& all_variants();

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "hetbench/error.hpp"
+#include "tune/db_hook.hpp"
 #include "tune/search.hpp"
 #include "tune/tuner.hpp"
 #include "util/random.hpp"
@@ -16,7 +17,7 @@ namespace {
 
 struct TuneOpts {
   RunSelectors sel;
-  std::string strategy = "random", budget, out = "hetbench-results", resume;
+  std::string strategy = "random", budget, out = "hetbench-results", resume, db;
   std::uint64_t seed = 0;
 };
 
@@ -56,8 +57,15 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
   sub->add_option("--seed", o->seed, "seed of the strategy and the inputs (default: a fresh one, recorded)");
   sub->add_option("--out", o->out, "results root folder (an experiment folder is created inside)")->capture_default_str();
   sub->add_option("--resume", o->resume, "continue the interrupted tuning in this experiment folder");
+  sub->add_option("--db", o->db, "tuning database the best parameters go to (default: $HETBENCH_DB or "
+                                 "~/.local/share/hetbench/tuning.db; none: do not store them)");
   return {sub, [o, sub, command_line] {
             tune::check_strategy(o->strategy);
+            // Opened before anything is measured: a foreign or corrupt file stops here.
+            const std::string db_path = tuning::resolve_db_path(o->db);
+            std::unique_ptr<tuning::TuningDb> db;
+            if (!db_path.empty()) db = std::make_unique<tuning::TuningDb>(db_path);
+            const auto hook = [&](std::uint64_t seed) { return db ? tune::database_hook(*db, seed) : tune::ResultHook{}; };
             tune::TuneSettings s;
             s.strategy = o->strategy;
             s.budget = tune::parse_budget(o->budget.empty() ? (o->strategy == "exhaustive" ? "100%" : "15%") : o->budget);
@@ -83,7 +91,7 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
               for (auto& [k, v] : recorded.items())
                 if (!given.contains(k)) given[k] = v;
               check_same(o->resume, "tuning settings", recorded, given, true);
-              return tune::tune_experiment(e, rec, o->resume);
+              return tune::tune_experiment(e, rec, o->resume, hook(e.seed));
             }
             if (o->sel.r.op.empty()) throw Error("tune: give the op to tune (or --resume EXPERIMENT)");
             Experiment e;
@@ -93,7 +101,7 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
             e.command_line = command_line;
             e.seed = s.seed;
             e.spec["seed"] = s.seed;
-            return tune::tune_experiment(e, s, std::nullopt);
+            return tune::tune_experiment(e, s, std::nullopt, hook(e.seed));
           }};
 }
 

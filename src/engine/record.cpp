@@ -27,6 +27,15 @@ std::string_view to_string(StopReason r) {
   return "?";
 }
 
+std::string_view to_string(ErrorStage s) {
+  switch (s) {
+    case ErrorStage::none: return "none";
+    case ErrorStage::build: return "build";
+    case ErrorStage::run: return "run";
+  }
+  return "?";
+}
+
 namespace {
 
 nlohmann::json to_json(const PointTiming& t) {
@@ -87,6 +96,7 @@ nlohmann::json to_json(const PointRecord& r) {
   if (o.pct_bw) j["pct_bw"] = *o.pct_bw;
   if (!o.energy.is_null()) j["energy"] = o.energy;
   if (r.status != PointStatus::ok) j["message"] = r.message;
+  if (r.status == PointStatus::error && r.error_stage != ErrorStage::none) j["error_stage"] = to_string(r.error_stage);
   return j;
 }
 

@@ -47,8 +47,13 @@ void measure(const PlannedPoint& p, const RunPlan& run, PointInputs& inputs, Poi
     rec.min_bytes = prob.min_bytes;
     rec.features = prob.features;
     measure_point(*run.devices[p.device], prob, bufs, *p.variant, p.params, *run.op, measure_policy(*run.spec), rec);
+  } catch (const BuildError& e) {
+    rec.status = PointStatus::error;
+    rec.error_stage = ErrorStage::build;
+    rec.message = e.what();
   } catch (const PointError& e) {
     rec.status = PointStatus::error;
+    rec.error_stage = ErrorStage::run;
     rec.message = e.what();
   }
 }

@@ -383,6 +383,11 @@ std::shared_ptr<Variant> register_variant_json(const nlohmann::ordered_json& j, 
   return v;
 }
 
+std::shared_ptr<Variant> parse_variant_json(const nlohmann::ordered_json& j, const std::string& dir,
+                                            const std::string& origin) {
+  return variant_from_json(j, dir, origin);
+}
+
 void load_variant_metadata(const std::string& path) {
   fs::path p(path);
   if (!fs::exists(p)) throw Error(fmt::format("kernel path '{}' does not exist", path));
