@@ -212,8 +212,10 @@ TEST_F(PlanTest, ParametersComeFromTheDatabaseAndSaySo) {
   EXPECT_TRUE(big.skip.empty());
   // fake:1 is another device of the same (empty) architecture.
   EXPECT_THAT(p.points[3].param_source.at("WG"), HasSubstr("db:1 same architecture"));
-  // n=4: WG=32 breaks WG <= n, and so does the default 16: the database's value stands and is skipped.
-  EXPECT_EQ(p.points[0].params.at("WG"), 32);
+  // n=4 is out of the entry's reach (log2(128/4) = 5 > 2): the metadata default, which
+  // breaks WG <= n, so the point is skipped.
+  EXPECT_EQ(p.points[0].params.at("WG"), 16);
+  EXPECT_EQ(p.points[0].param_source.at("WG"), "metadata");
   EXPECT_THAT(p.points[0].skip, HasSubstr("WG <= n"));
   // Given on the command line wins; without a database, the metadata default.
   r.params = {{"WG", "8"}};

@@ -100,6 +100,23 @@ TEST(TuneSearch, EveryStrategyKeepsItsBudgetAndNeverEvaluatesTwice) {
     }
 }
 
+TEST(TuneSearch, SamplingStrategiesMeasureTheDefaultsFirst) {
+  const Space s = grid(9);
+  const std::size_t def = s.find({2, 2});
+  for (const auto& name : strategy_names()) {
+    if (name == "exhaustive") continue;
+    Search search(s, [&](std::size_t i) { return hill(s, i); }, 5);
+    run_strategy(name, search, 7);
+    ASSERT_FALSE(search.order().empty()) << name;
+    EXPECT_EQ(search.order().front(), def) << name;
+  }
+  // Defaults outside the space (pruned by a constraint): the strategy starts as it would.
+  const Space pruned = grid(9, [](int i, int j) { return i == 2 && j == 2; });
+  Search search(pruned, [&](std::size_t i) { return hill(pruned, i); }, 5);
+  run_strategy("random", search, 7);
+  EXPECT_EQ(search.order().size(), 5u);
+}
+
 TEST(TuneSearch, InvalidConfigurationsDoNotStopTheSearch) {
   const Space s = grid(8);
   for (const auto& name : strategy_names()) {

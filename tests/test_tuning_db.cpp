@@ -85,18 +85,23 @@ TEST(TuningDb, PutKeepsTheBetterRateAndRoundTrips) {
 TEST(TuningDb, LookupFallsBackDeviceArchitectureVendor) {
   test::TempDir tmp;
   TuningDb db(tmp.path() / "t.db");
-  db.put(entry(1 << 10, 10, device("H100", "sm_90")));
+  db.put(entry(1 << 23, 10, device("H100", "sm_90")));
   db.put(entry(1 << 24, 20, device("A100", "sm_80")));
   auto hit = db.lookup(query(1 << 24));  // H200: no entry of its own
   ASSERT_TRUE(hit);
   EXPECT_EQ(hit->level, Fallback::SameArch);  // the H100, although the A100's class is nearer
   EXPECT_EQ(hit->entry.device.name, "H100");
-  EXPECT_DOUBLE_EQ(hit->distance, 14);
-  db.put(entry(1 << 12, 30));  // now one of its own
+  EXPECT_DOUBLE_EQ(hit->distance, 1);
+  db.put(entry(1 << 10, 30));  // one of its own, but too far to say anything about 2^24
+  hit = db.lookup(query(1 << 24));
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->level, Fallback::SameArch);
+  db.put(entry(1 << 22, 30));  // one of its own within reach (2 for vectors)
   hit = db.lookup(query(1 << 24));
   ASSERT_TRUE(hit);
   EXPECT_EQ(hit->level, Fallback::SameDevice);
-  EXPECT_DOUBLE_EQ(hit->distance, 12);
+  EXPECT_DOUBLE_EQ(hit->distance, 2);
+  EXPECT_FALSE(db.lookup(query(1 << 16)));  // only 2^10 within 2^14 .. 2^18: nothing
   // Only the vendor in common.
   hit = db.lookup(query(1 << 24, device("B200", "sm_100")));
   ASSERT_TRUE(hit);

@@ -194,7 +194,7 @@ std::optional<LookupHit> nearest(const std::vector<TuningEntry>& entries, const 
     else if (!q.device.vendor.empty() && e.device.vendor == q.device.vendor) level = Fallback::SameVendor;
     else continue;
     const double d = distance(e.problem, q.problem);
-    if (d == std::numeric_limits<double>::infinity()) continue;
+    if (!(d <= reach(q.problem.op))) continue;
     // The closest fallback level first, then the nearest class, then the faster entry.
     const bool better = !best || level < best->level ||
                         (level == best->level && (d < best->distance || (d == best->distance && e.rate > best->entry.rate)));

@@ -36,5 +36,11 @@ ProblemClass classify(const std::string& op, const Sizes& sizes, const nlohmann:
 ProblemClass classify_features(const std::string& op, const nlohmann::json& features);
 // Euclidean distance between the coordinates; infinity for classes of different ops.
 double distance(const ProblemClass& a, const ProblemClass& b);
+// How far an entry may be and still be used: 1 for SpMV (row lengths within a factor 2,
+// together), 2 for the others (GEMM: every dimension within a factor 2 — 8192 takes what
+// 4096 found, but 4096 does not pass to 3001x5003x997, whose odd sizes want other tiles).
+// Farther than that, the variant's metadata defaults (and auto's rule) are the better
+// guess: a kernel tuned for rows of 8 chooses badly for rows of 40.
+double reach(const std::string& op);
 
 }  // namespace hetbench::tuning
