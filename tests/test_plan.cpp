@@ -5,6 +5,7 @@
 
 #include "engine/plan.hpp"
 #include "hetbench/error.hpp"
+#include "tuning/auto_rule.hpp"
 
 namespace hetbench {
 namespace {
@@ -32,8 +33,8 @@ class FakeDevice final : public Device {
 class FakeVariant final : public Variant {
  public:
   FakeVariant(std::string n, std::vector<Precision> ps, std::vector<ParamDef> pd, std::vector<std::string> cons = {},
-              BackendKind be = BackendKind::OpenCL) {
-    op = "dot";
+              BackendKind be = BackendKind::OpenCL, std::string of = "dot") {
+    op = std::move(of);
     name = std::move(n);
     backend = be;
     kind = VariantKind::Kernel;
@@ -175,6 +176,118 @@ TEST(Plan, RegistriesAndTheHostDevice) {
     EXPECT_EQ(p.runs[0].devices[pt.device]->id(), "host");
     EXPECT_TRUE(pt.skip.empty());
   }
+}
+
+// The tuning database as planning sees it: entries in memory, the real nearest-entry rule.
+struct FakeLookup final : tuning::TuningLookup {
+  std::vector<tuning::TuningEntry> entries;
+  std::optional<tuning::LookupHit> lookup(const tuning::LookupQuery& q) const override {
+    return tuning::nearest(entries, q);
+  }
+  void add(const Variant& v, const Device& d, Precision p, long long n, ParamValues params) {
+    tuning::TuningEntry e;
+    e.id = static_cast<std::int64_t>(entries.size()) + 1;
+    e.device = tuning::DeviceIdentity::of(d.info());
+    e.variant_id = v.id();
+    e.variant_hash = tuning::variant_hash(v);
+    e.precision = p;
+    e.problem = tuning::classify_features(v.op, {{"n", n}});
+    e.storage = tuning::storage_key(find_op(v.op), Sizes{{"n", n}});  // "storage=aos": dot has a storage axis
+    e.params = std::move(params);
+    e.rate = 1;
+    entries.push_back(std::move(e));
+  }
+};
+
+TEST_F(PlanTest, ParametersComeFromTheDatabaseAndSaySo) {
+  FakeLookup db;
+  db.add(*variants[0], *devices[0], Precision::S, 128, {{"WG", 32}});
+  auto r = spec({"a"});
+  r.precisions = {Precision::S};
+  auto p = plan_points({plan_run(r, 1, find_op("dot"), variants, devices)}, &db);
+  ASSERT_EQ(p.points.size(), 4u);  // 2 sizes x 2 devices
+  const auto& big = p.points[2];   // n=100 on fake:0: distance log2(128/100)
+  EXPECT_EQ(big.params.at("WG"), 32);
+  EXPECT_THAT(big.param_source.at("WG"), HasSubstr("db:1 same device, distance 0.356"));
+  EXPECT_TRUE(big.skip.empty());
+  // fake:1 is another device of the same (empty) architecture.
+  EXPECT_THAT(p.points[3].param_source.at("WG"), HasSubstr("db:1 same architecture"));
+  // n=4 is out of the entry's reach (log2(128/4) = 5 > 2): the metadata default, which
+  // breaks WG <= n, so the point is skipped.
+  EXPECT_EQ(p.points[0].params.at("WG"), 16);
+  EXPECT_EQ(p.points[0].param_source.at("WG"), "metadata");
+  EXPECT_THAT(p.points[0].skip, HasSubstr("WG <= n"));
+  // Given on the command line wins; without a database, the metadata default.
+  r.params = {{"WG", "8"}};
+  p = plan_points({plan_run(r, 1, find_op("dot"), variants, devices)}, &db);
+  EXPECT_EQ(p.points[2].params.at("WG"), 8);
+  EXPECT_EQ(p.points[2].param_source.at("WG"), "command line");
+  p = plan(spec({"a"}));
+  EXPECT_EQ(p.points[0].params.at("WG"), 16);
+  EXPECT_EQ(p.points[0].param_source.at("WG"), "metadata");
+  // An entry of another precision is not used.
+  r.params.clear();
+  r.precisions = {Precision::D};
+  p = plan_points({plan_run(r, 1, find_op("dot"), variants, {devices[0]})}, &db);
+  EXPECT_EQ(p.points[1].param_source.at("WG"), "metadata");
+}
+
+TEST_F(PlanTest, DefaultsPerPrecision) {
+  ParamDef wg{"WG", {8, 16, 32, 64}, 16, ""};
+  wg.def_by_precision = {{Precision::S, 16}, {Precision::D, 64}};
+  variants = {std::make_shared<FakeVariant>("a", std::vector{Precision::S, Precision::D}, std::vector<ParamDef>{wg})};
+  auto p = plan(spec({"a"}), {devices[0]});
+  ASSERT_EQ(p.points.size(), 4u);
+  EXPECT_EQ(p.points[0].params.at("WG"), 16);
+  EXPECT_EQ(p.points[0].param_source.at("WG"), "metadata S");
+  EXPECT_EQ(p.points[2].params.at("WG"), 64);
+  EXPECT_EQ(p.points[2].param_source.at("WG"), "metadata D");
+}
+
+TEST_F(PlanTest, AutoTakesTheDatabaseEntrysVariantAndParameters) {
+  FakeLookup db;
+  db.add(*variants[1], *devices[0], Precision::S, 100, {{"VW", 4}});
+  db.add(*variants[0], *devices[0], Precision::S, 1 << 20, {{"WG", 64}});
+  auto r = spec({"auto"});
+  r.precisions = {Precision::S};
+  auto p = plan_points({plan_run(r, 1, find_op("dot"), variants, {devices[0]})}, &db);
+  ASSERT_EQ(p.points.size(), 2u);  // one per size
+  EXPECT_EQ(p.points[1].variant->name, "b");  // n=100: b's entry is nearer
+  EXPECT_EQ(p.points[1].params.at("VW"), 4);
+  EXPECT_THAT(p.points[1].param_source.at("VW"), HasSubstr("db:1"));
+  EXPECT_EQ(p.points[1].auto_choice["chosen"], "opencl/dot/b");
+  EXPECT_THAT(p.points[1].auto_choice["reason"].get<std::string>(), HasSubstr("db entry 1, same device, distance 0"));
+  // Without a database: the rule (none of its preferred dot variants here: the first by name).
+  p = plan(r, {devices[0]});
+  EXPECT_EQ(p.points[0].variant->name, "a");
+  EXPECT_THAT(p.points[0].auto_choice["reason"].get<std::string>(), HasSubstr("rule:"));
+}
+
+TEST_F(PlanTest, AutoRuleFollowsTheRowLengths) {
+  variants.clear();
+  for (const char* n : {"scalar", "vector", "merge"})
+    variants.push_back(std::make_shared<FakeVariant>(n, std::vector{Precision::S, Precision::D}, std::vector<ParamDef>{},
+                                                     std::vector<std::string>{}, BackendKind::OpenCL, "spmv"));
+  RunSpec r;
+  r.op = "spmv";
+  r.variants = {"auto", "vector"};  // auto beside a named one
+  r.precisions = {Precision::D};
+  // short even rows; long even rows; a power-law tail; one dense row
+  r.inputs = {"gen:poisson2d:n=30", "gen:banded:n=2000,bw=12", "gen:powerlaw:n=20000,avg=8",
+              "gen:dense_row:n=5000"};
+  auto p = plan_points({plan_run(r, 7, find_op("spmv"), variants, {devices[0]})});
+  ASSERT_EQ(p.points.size(), 8u);
+  const char* want[] = {"scalar", "vector", "merge", "merge"};
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto& auto_pt = p.points[2 * i];
+    SCOPED_TRACE(r.inputs[i]);
+    EXPECT_EQ(auto_pt.variant->name, want[i]);
+    EXPECT_EQ(auto_pt.auto_choice["chosen"], "opencl/spmv/" + std::string(want[i]));
+    EXPECT_THAT(auto_pt.auto_choice["reason"].get<std::string>(), HasSubstr("rule: "));
+    EXPECT_EQ(p.points[2 * i + 1].variant->name, "vector");
+    EXPECT_TRUE(p.points[2 * i + 1].auto_choice.is_null());
+  }
+  EXPECT_THAT(p.points[6].auto_choice["reason"].get<std::string>(), HasSubstr("max/mean row length"));
 }
 
 }  // namespace

@@ -31,17 +31,6 @@ nlohmann::json read_json(const std::filesystem::path& p) {
   return nlohmann::json::parse(f);
 }
 
-// Starts hetbench in the background; returns its pid.
-pid_t spawn(const std::string& args) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    std::string cmd = std::string("exec ") + HETBENCH_BINARY + " " + args + " >/dev/null 2>&1";
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  return pid;
-}
-
 // Waits until results.jsonl under root has at least `n` lines.
 std::filesystem::path wait_for_points(const std::filesystem::path& root, std::size_t n) {
   for (int i = 0; i < 1200; ++i) {
@@ -90,7 +79,7 @@ TEST(Results, FilesParseAndAgree) {
 
 TEST(Results, InterruptedSweepKeepsFinishedPoints) {
   TempDir out;
-  pid_t pid = spawn("run dot --device host --variant loop --size 1000:200000:1000 --reps 5 --out " + out.str());
+  pid_t pid = spawn_hetbench("run dot --device host --variant loop --size 1000:200000:1000 --reps 5 --out " + out.str());
   auto dir = wait_for_points(out.path(), 3);
   ASSERT_FALSE(dir.empty()) << "no points recorded";
   kill(pid, SIGINT);
@@ -109,7 +98,7 @@ TEST(Results, InterruptedSweepKeepsFinishedPoints) {
 
 TEST(Results, KilledSweepKeepsFinishedPoints) {
   TempDir out;
-  pid_t pid = spawn("run dot --device host --variant loop --size 1000:200000:1000 --reps 5 --out " + out.str());
+  pid_t pid = spawn_hetbench("run dot --device host --variant loop --size 1000:200000:1000 --reps 5 --out " + out.str());
   auto dir = wait_for_points(out.path(), 3);
   ASSERT_FALSE(dir.empty());
   kill(pid, SIGKILL);

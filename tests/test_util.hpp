@@ -3,6 +3,7 @@
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -61,6 +62,18 @@ inline CmdResult run_hetbench(const std::string& args, const std::string& env = 
   ss << f.rdbuf();
   r.output = ss.str();
   return r;
+}
+
+// Starts the hetbench program with `args` in the background, output discarded; returns
+// its pid (for tests that interrupt or kill it).
+inline pid_t spawn_hetbench(const std::string& args) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::string cmd = std::string("exec ") + HETBENCH_BINARY + " " + args + " >/dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
 }
 
 inline std::string source_dir() { return HETBENCH_SOURCE_DIR; }

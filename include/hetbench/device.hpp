@@ -34,6 +34,7 @@ struct DeviceInfo {
   int compute_units = 0;
   int max_clock_mhz = 0;
   std::uint64_t global_mem = 0, max_alloc = 0, local_mem = 0;
+  std::uint64_t llc_bytes = 0;  // last-level cache (what --cache cold flushes); 0 where unknown
   std::size_t max_wg = 0, pref_wg_multiple = 0;
   bool fp64 = false;
   std::vector<std::string> extensions;

@@ -19,4 +19,12 @@ class PointError : public Error {
   using Error::Error;
 };
 
+// A point's kernel could not be built for its parameters (compile error, a define that
+// does not evaluate, no such entry point): recorded with error_stage "build", so that
+// exports (T4's "compile") tell it from a failure while running without reading messages.
+class BuildError : public PointError {
+ public:
+  using PointError::PointError;
+};
+
 }  // namespace hetbench

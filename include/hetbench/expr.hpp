@@ -6,6 +6,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace hetbench {
 
@@ -26,7 +27,14 @@ class Expr {
   const std::set<std::string>& names() const { return names_; }
   bool empty() const { return !root_; }
 
-  struct Node;
+  // The parsed tree, for translators into other expression languages (src/interop).
+  struct Node {
+    enum Kind { Num, Var, Unary, Binary, Ternary, Call } kind;
+    double value = 0;
+    std::string name;  // variable, function or operator
+    std::vector<std::shared_ptr<const Node>> kids;
+  };
+  const Node* root() const { return root_.get(); }
 
  private:
   std::string text_;

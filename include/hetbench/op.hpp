@@ -147,6 +147,10 @@ class Op {
   // input (with the experiment's seed) and returns its dimensions; throws Error naming
   // the file, line or key on bad input.
   virtual std::vector<Sizes> parse_input(const std::string& token, std::uint64_t seed) const;
+  // What the problem is like, known without building it (the tuning database's problem
+  // class, `--variant auto`): the sizes by default; an op that reads an input summarizes
+  // it (spmv: the row-length statistics of its matrix).
+  virtual nlohmann::json features(const Sizes& s, std::uint64_t seed) const;
   // Bytes the problem needs on the device, without building it (memory checks up front).
   virtual std::size_t device_bytes(const Sizes& s, Precision p) const = 0;
   // The problem, checked against the signature (sizes in, operands out); throws Error.

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +19,25 @@ namespace hetbench {
 
 enum class PointStatus { ok, failed, error, skipped };
 std::string_view to_string(PointStatus s);
+// For an error point: whether it happened building the kernel or running the point.
+enum class ErrorStage { none, build, run };
+std::string_view to_string(ErrorStage s);
+
+// When the timed repetitions of a point stop (docs/measurement.md): a fixed count, or
+// adaptively once the median's 95 % interval is narrow enough, after enough samples and
+// measured time, within a wall-time cap. The defaults are nvbench's (min-samples 10,
+// min-time 0.5 s, max-noise 0.5 %, timeout 15 s); max_samples bounds the record.
+struct StoppingTargets {
+  std::optional<int> reps;   // a fixed count; empty: adaptive
+  double max_noise = 0.005;  // relative half-width of the median's interval (a fraction)
+  int min_samples = 10;
+  double min_time = 0.5;     // seconds of measured (timed) work
+  double timeout = 15;       // seconds of wall time for the timed repetitions
+  int max_samples = 10000;
+};
+
+enum class StopReason { none, converged, time_cap, sample_cap, fixed_count, interrupted };
+std::string_view to_string(StopReason r);
 
 // How the timed repetitions were taken.
 struct PointTiming {
@@ -25,6 +45,18 @@ struct PointTiming {
   std::string timer;               // opencl-profiling-events, cuda-events, steady_clock
   int warmup = 0;
   Stats seconds;  // of one repetition; its n is the number of timed repetitions
+  std::vector<double> samples;  // every timed repetition, seconds, in order
+  StoppingTargets targets;
+  StopReason stop = StopReason::none;  // none: not recorded (the key stays out)
+  double measured_s = 0, wall_s = 0;  // sum of the samples; wall time of the timed loop
+  bool cold_cache = false;            // the last-level cache flushed before each repetition
+  std::uint64_t flush_bytes = 0;      // bytes written to flush it
+  // Per-sample marks from observers, parallel to samples or empty: the SM clock after
+  // the repetition (MHz, 0 where unread) and whether the GPU was throttled then, with
+  // the reasons seen over the point.
+  std::vector<unsigned> sm_clock_mhz;
+  std::vector<std::uint8_t> throttled;
+  std::vector<std::string> throttle_reasons;
 };
 
 // The device's measured ceilings a point is judged against (docs/ceilings.md).
@@ -50,6 +82,9 @@ struct PointRecord {
   Precision precision = Precision::S;
   Sizes sizes;
   ParamValues params;
+  // Where each parameter value came from ("command line", "db:<id> same device, ...",
+  // "metadata D"), and with --variant auto why the variant was chosen; null when unset.
+  nlohmann::json param_source, auto_choice;
   std::uint64_t seed = 0;
   std::string time;  // ISO 8601, when the point started
   // Set once the problem is built (measured points only).
@@ -60,6 +95,7 @@ struct PointRecord {
   std::optional<Validation> validation;
   ObservedFields observed;
   PointStatus status = PointStatus::ok;
+  ErrorStage error_stage = ErrorStage::none;  // set with status error
   std::string message;  // why, for anything but ok
 };
 

@@ -22,6 +22,13 @@ struct ParamDef {
   std::vector<long long> values;  // the domain
   long long def = 0;
   std::string doc;
+  // Metadata may give a default per precision ("default": {"S": 8, "D": 4}); `def` holds
+  // the first, for listings and precisions without their own.
+  std::map<Precision, long long> def_by_precision = {};
+  long long default_for(Precision p) const {
+    auto it = def_by_precision.find(p);
+    return it == def_by_precision.end() ? def : it->second;
+  }
 };
 using ParamValues = std::map<std::string, long long>;
 std::string format_params(const ParamValues& p);  // "VW=4;WG=256"
@@ -80,6 +87,9 @@ void load_variant_metadata(const std::string& path);
 // as GEMMbench entries are translated into it); files are relative to `dir`.
 std::shared_ptr<Variant> register_variant_json(const nlohmann::ordered_json& j, const std::string& dir,
                                                const std::string& origin);
+// The same without registering it: to check a translated description (src/interop).
+std::shared_ptr<Variant> parse_variant_json(const nlohmann::ordered_json& j, const std::string& dir,
+                                            const std::string& origin);
 // All variants: the built-in ones, kernel metadata from the kernel folder and from
 // $HETBENCH_KERNELS and --kernels paths.
 const std::vector<std::shared_ptr<Variant>>& all_variants();

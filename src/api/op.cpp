@@ -66,6 +66,12 @@ std::vector<Sizes> Op::parse_input(const std::string& token, std::uint64_t) cons
   throw Error(fmt::format("op {} takes no input such as '{}': give its problems with --size", name(), token));
 }
 
+nlohmann::json Op::features(const Sizes& s, std::uint64_t) const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : s) j[k] = v;
+  return j;
+}
+
 void register_op(std::unique_ptr<Op> op) { op_registry().push_back(std::move(op)); }
 
 const Op& find_op(const std::string& name) {

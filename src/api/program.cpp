@@ -29,7 +29,7 @@ PackedArg pack(const KernelArg& a) {
 }
 
 std::shared_ptr<Program> Device::build(const ProgramSource& src) {
-  throw PointError(fmt::format("{}: device {} cannot build kernels", src.path, id()));
+  throw BuildError(fmt::format("{}: device {} cannot build kernels", src.path, id()));
 }
 
 std::shared_ptr<Program> ProgramCache::get(const std::vector<std::string>& key_parts, const Load& load,

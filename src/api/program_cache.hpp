@@ -20,7 +20,7 @@ class ProgramCache {
     std::shared_ptr<Program> program;
     std::string binary;  // what the disk cache keeps; empty when the API gives none
   };
-  // Throws PointError (with the build log) when the source does not compile.
+  // Throws BuildError (with the build log) when the source does not compile.
   using Compile = std::function<Built()>;
   // nullptr when the binary does not load (stale or foreign): it is then compiled again.
   using Load = std::function<std::shared_ptr<Program>(const std::string& binary)>;

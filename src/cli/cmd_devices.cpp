@@ -33,6 +33,8 @@ int show(bool json) {
       fmt::print("    type {}, {} compute units at {} MHz\n", i.type, i.compute_units, i.max_clock_mhz);
       fmt::print("    global memory {} (largest allocation {}), local memory {}\n", gb(i.global_mem), gb(i.max_alloc),
                  i.local_mem ? fmt::format("{} KiB", i.local_mem / 1024) : std::string("none"));
+      fmt::print("    last-level cache {}\n",
+                 i.llc_bytes ? fmt::format("{:.1f} MiB", i.llc_bytes / 1048576.0) : std::string("unknown"));
       fmt::print("    max work-group {}, preferred multiple {}, FP64 {}\n", i.max_wg, i.pref_wg_multiple,
                  i.fp64 ? "yes" : "no");
       fmt::print("    peak S {}, peak D {}, bandwidth {}{}\n", peak(i.peak_gflops_s, "GFLOP/s"),

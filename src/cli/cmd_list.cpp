@@ -45,7 +45,12 @@ int show(const std::string& what, const std::string& op_filter) {
       for (const auto& p : v->params) {
         std::string vals;
         for (auto x : p.values) vals += (vals.empty() ? "" : ",") + std::to_string(x);
-        params += fmt::format(" {}={{{}}} default {}", p.name, vals, p.def);
+        std::string def = std::to_string(p.def);
+        if (!p.def_by_precision.empty()) {  // per precision: "S:64,D:128"
+          def.clear();
+          for (const auto& [pr, x] : p.def_by_precision) def += fmt::format("{}{}:{}", def.empty() ? "" : ",", name(pr), x);
+        }
+        params += fmt::format(" {}={{{}}} default {}", p.name, vals, def);
       }
       fmt::print("  {:<22} {:<7} [{}] {}{}\n", v->id(), to_string(v->kind), precs, v->description,
                  v->required_ext.empty() ? "" : " (needs " + fmt::format("{}", fmt::join(v->required_ext, ", ")) + ")");

@@ -19,6 +19,8 @@ struct Common {
   std::string format = "table";
   std::uint64_t seed = 0;
   bool seed_given = false;
+  std::string db;
+  bool no_db = false;
 };
 
 void add_common(CLI::App* sub, Common& c) {
@@ -26,13 +28,46 @@ void add_common(CLI::App* sub, Common& c) {
   sub->add_option("--format", c.format, "stdout format")->check(CLI::IsMember({"table", "json", "csv", "md"}))
       ->capture_default_str();
   sub->add_option("--seed", c.seed, "seed of the random inputs (default: a fresh one, recorded)");
+  sub->add_option("--db", c.db, "tuning database for parameters not given (default: $HETBENCH_DB or "
+                                "~/.local/share/hetbench/tuning.db; none: no database)");
+  sub->add_flag("--no-db", c.no_db, "use no tuning database: metadata defaults only");
 }
 
 void apply(const Common& c, Experiment& e, bool seed_given) {
   e.out_root = c.out;
   e.format = c.format;
+  e.db = c.no_db ? "none" : c.db;
   if (seed_given) e.seed = c.seed;
   else if (!e.spec.contains("seed")) e.seed = fresh_seed();
+}
+
+void add_measure(CLI::App* sub, Measure& m) {
+  auto& r = m.given;
+  sub->add_option("--reps", m.reps, "a fixed count of timed repetitions (default: adaptive, until --max-noise)");
+  sub->add_option("--max-noise", r.max_noise,
+                  "adaptive: stop once the median's 95% interval has a relative half-width under this many percent")
+      ->capture_default_str();
+  sub->add_option("--min-samples", r.min_samples, "adaptive: at least this many timed repetitions")->capture_default_str();
+  sub->add_option("--min-time", r.min_time, "adaptive: at least this many seconds of measured time")
+      ->capture_default_str();
+  sub->add_option("--timeout", r.timeout, "adaptive: at most this many seconds (wall) of timed repetitions per point")
+      ->capture_default_str();
+  sub->add_option("--max-samples", r.max_samples, "adaptive: at most this many timed repetitions")->capture_default_str();
+  sub->add_option("--cache", r.cache, "hot, or cold: the last-level cache flushed before each timed repetition")
+      ->capture_default_str();
+  sub->add_flag("--energy", r.energy, "NVML energy in a window of its own where the timed repetitions are too short");
+}
+
+void apply_measure(const CLI::App* sub, const Measure& m, RunSpec& r) {
+  const RunSpec& g = m.given;
+  if (sub->count("--reps")) r.reps = m.reps;
+  if (sub->count("--max-noise")) r.max_noise = g.max_noise;
+  if (sub->count("--min-samples")) r.min_samples = g.min_samples;
+  if (sub->count("--min-time")) r.min_time = g.min_time;
+  if (sub->count("--timeout")) r.timeout = g.timeout;
+  if (sub->count("--max-samples")) r.max_samples = g.max_samples;
+  if (sub->count("--cache")) r.cache = g.cache;
+  if (sub->count("--energy")) r.energy = g.energy;
 }
 
 std::vector<std::string> split_commas(const std::string& s) {
@@ -44,53 +79,66 @@ std::vector<std::string> split_commas(const std::string& s) {
 
 }  // namespace
 
+void add_run_selectors(CLI::App* sub, RunSelectors& s) {
+  sub->add_option("--variant", s.variant,
+                  "variant names, comma-separated; all; auto (per point from the tuning database or a rule); libraries "
+                  "(the vendor baselines)")
+      ->capture_default_str();
+  sub->add_option("--device", s.r.devices, "host, opencl:P:D, cuda:N, a unique name substring, or all")
+      ->capture_default_str();
+  sub->add_option("--precision", s.precisions, "S,D (later DF,DD)")->capture_default_str();
+  sub->add_option("--size", s.r.sizes, "sizes: 1000,2^20,1e6 or a:b:step or a:b:*2 (repeatable)");
+  sub->add_option("--matrix", s.r.inputs,
+                  "spmv: a Matrix Market file or a generator, gen:NAME:k=v,... (repeatable; `hetbench list generators`)");
+  sub->add_option("--param", s.params, "NAME=values, e.g. WG=64,128,256 or WG=8:1024:*2 (repeatable)");
+  sub->add_option("--warmup", s.r.warmup, "untimed runs before timing")->capture_default_str();
+  sub->add_flag("--include-transfers", s.r.include_transfers, "time host-device transfers too");
+  add_measure(sub, s.m);
+  s.app = sub;
+}
+
+RunSpec RunSelectors::run_spec() const {
+  RunSpec out = r;
+  out.variants = split_commas(variant);
+  out.precisions = parse_precisions(precisions);
+  for (const auto& p : params) {
+    auto eq = p.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())
+      throw Error(fmt::format("malformed --param '{}': expected NAME=values", p));
+    out.params[p.substr(0, eq)] = p.substr(eq + 1);
+  }
+  apply_measure(app, m, out);
+  return out;
+}
+
 Command add_run(CLI::App& app, const std::string& command_line) {
   auto* sub = app.add_subcommand("run", "measure an op over variants x devices x precisions x sizes x parameters");
   struct Opts {
     Common c;
-    RunSpec r;
-    std::string variant = "all", precisions = "S,D";
-    std::vector<std::string> params;
+    RunSelectors sel;
     std::string kernel, lws;
   };
   auto o = std::make_shared<Opts>();
-  sub->add_option("op", o->r.op, "copy, axpy, dot, ...")->required();
-  sub->add_option("--variant", o->variant, "variant names, comma-separated, or all")->capture_default_str();
-  sub->add_option("--device", o->r.devices, "host, opencl:P:D, cuda:N, a unique name substring, or all")
-      ->capture_default_str();
-  sub->add_option("--precision", o->precisions, "S,D (later DF,DD)")->capture_default_str();
-  sub->add_option("--size", o->r.sizes, "sizes: 1000,2^20,1e6 or a:b:step or a:b:*2 (repeatable)");
-  sub->add_option("--matrix", o->r.inputs,
-                  "spmv: a Matrix Market file or a generator, gen:NAME:k=v,... (repeatable; `hetbench list generators`)");
-  sub->add_option("--param", o->params, "NAME=values, e.g. WG=64,128,256 or WG=8:1024:*2 (repeatable)");
-  sub->add_option("--reps", o->r.reps, "timed repetitions")->capture_default_str();
-  sub->add_option("--warmup", o->r.warmup, "untimed runs before timing")->capture_default_str();
-  sub->add_flag("--include-transfers", o->r.include_transfers, "time host-device transfers too");
+  sub->add_option("op", o->sel.r.op, "copy, axpy, dot, ...")->required();
+  add_run_selectors(sub, o->sel);
   sub->add_option("--kernel", o->kernel, "gemm: a GEMMbench entry (.json, hand-written or Lift-generated) or a folder of entries, run unmodified");
   sub->add_option("--lws", o->lws, "with --kernel: the entry's tunable local size, J,I (GEMMbench's lws)");
   add_common(sub, o->c);
   return {sub, [o, sub, command_line] {
             Experiment e;
-            o->r.variants = split_commas(o->variant);
-            o->r.precisions = parse_precisions(o->precisions);
-            for (const auto& p : o->params) {
-              auto eq = p.find('=');
-              if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())
-                throw Error(fmt::format("malformed --param '{}': expected NAME=values", p));
-              o->r.params[p.substr(0, eq)] = p.substr(eq + 1);
-            }
+            const RunSpec r0 = o->sel.run_spec();
             if (!o->lws.empty() && o->kernel.empty())
               throw Error(fmt::format("--lws '{}': expected J,I together with --kernel", o->lws));
-            e.name = o->r.op;
+            e.name = r0.op;
             if (o->kernel.empty()) {
-              e.runs.push_back(o->r);
+              e.runs.push_back(r0);
             } else {
               // One run per entry: each fixes its own precision and problem axes.
-              for (const auto& entry : load_foreign_kernels(o->r.op, o->kernel)) {
-                RunSpec r = o->r;
+              for (const auto& entry : load_foreign_kernels(r0.op, o->kernel)) {
+                RunSpec r = r0;
                 r.variants = {entry.variant->id()};
                 r.precisions = {entry.precision};
-                r.sizes = entry.sizes(o->r.sizes);
+                r.sizes = entry.sizes(r0.sizes);
                 if (!o->lws.empty())
                   for (auto& [k, v] : entry.local_size(o->lws)) r.params[k] = v;
                 e.runs.push_back(r);
@@ -108,10 +156,13 @@ Command add_sweep(CLI::App& app, const std::string& command_line) {
   auto* sub = app.add_subcommand("sweep", "run the experiment described by a spec file");
   auto c = std::make_shared<Common>();
   auto path = std::make_shared<std::string>();
+  auto m = std::make_shared<Measure>();
   sub->add_option("spec", *path, "spec file (see bench/ and docs/spec-format.md)")->required();
   add_common(sub, *c);
-  return {sub, [c, path, sub, command_line] {
+  add_measure(sub, *m);
+  return {sub, [c, path, m, sub, command_line] {
             Experiment e = experiment_from_file(*path);
+            for (auto& r : e.runs) apply_measure(sub, *m, r);
             e.command_line = command_line;
             apply(*c, e, sub->count("--seed") > 0);
             return run_experiment(e);

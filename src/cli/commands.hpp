@@ -7,6 +7,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "engine/spec.hpp"
+
 namespace hetbench::cli {
 
 struct Command {
@@ -14,11 +16,35 @@ struct Command {
   std::function<int()> run;  // returns the exit status; throws hetbench::Error
 };
 
+// How long each point is measured: the options of run, tune and sweep (for sweep they
+// override every run of the spec file). Values are checked by the plan.
+struct Measure {
+  RunSpec given;  // holds the values of the options given
+  int reps = 0;
+};
+
+// The selectors of `run` (op, variants, devices, precisions, sizes or matrices, parameter
+// ranges, measurement), shared by `tune`: add_run_selectors registers them on a
+// subcommand, run_spec() checks and converts them once the command line is parsed.
+struct RunSelectors {
+  RunSpec r;
+  std::string variant = "all", precisions = "S,D";
+  std::vector<std::string> params;
+  Measure m;
+  const CLI::App* app = nullptr;  // the subcommand, to tell given measurement options
+  RunSpec run_spec() const;
+};
+void add_run_selectors(CLI::App* sub, RunSelectors& s);
+
 Command add_devices(CLI::App& app);
 Command add_list(CLI::App& app);
 Command add_run(CLI::App& app, const std::string& command_line);
 Command add_sweep(CLI::App& app, const std::string& command_line);
 Command add_ceilings(CLI::App& app, const std::string& command_line);
+Command add_db(CLI::App& app);
+Command add_tune(CLI::App& app, const std::string& command_line);
+Command add_export(CLI::App& app);  // export t4 (src/interop)
+Command add_kernel(CLI::App& app);  // kernel export-t1 / import-t1 (src/interop)
 int run_default_suite(const std::string& command_line);
 
 }  // namespace hetbench::cli

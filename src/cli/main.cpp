@@ -22,7 +22,10 @@ int main(int argc, char** argv) {
   std::vector<hetbench::cli::Command> cmds{hetbench::cli::add_devices(app), hetbench::cli::add_list(app),
                                            hetbench::cli::add_run(app, command_line),
                                            hetbench::cli::add_sweep(app, command_line),
-                                           hetbench::cli::add_ceilings(app, command_line)};
+                                           hetbench::cli::add_ceilings(app, command_line),
+                                           hetbench::cli::add_db(app),
+                                           hetbench::cli::add_tune(app, command_line),
+                                           hetbench::cli::add_export(app), hetbench::cli::add_kernel(app)};
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);

@@ -1,6 +1,8 @@
 #include "engine/measure.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -60,8 +62,40 @@ void DeviceBuffers::download_outputs() {
   for (auto& [name, sink] : sinks_) map_.at(name)->download(sink.data());
 }
 
-bool StoppingRule::another(const std::vector<double>& samples) const {
-  return static_cast<int>(samples.size()) < reps_ && !interrupted();
+StopReason StoppingRule::decide(const std::vector<double>& samples, double wall_s, bool interrupted) {
+  if (interrupted) return StopReason::interrupted;
+  const std::size_t n = samples.size();
+  for (; summed_ < n; ++summed_) measured_ += samples[summed_];
+  if (t_.reps) return n >= static_cast<std::size_t>(*t_.reps) ? StopReason::fixed_count : StopReason::none;
+  // The interval costs O(n): computed when the other conditions hold, and then again
+  // only after n has grown by 1/32, so that a long point stays O(n) overall.
+  if (n >= static_cast<std::size_t>(t_.min_samples) && measured_ >= t_.min_time && n >= next_check_) {
+    rel_ = median_interval(samples).rel_half_width();
+    next_check_ = n + std::max<std::size_t>(1, n / 32);
+    if (rel_ <= t_.max_noise) return StopReason::converged;
+  }
+  if (n >= static_cast<std::size_t>(t_.max_samples)) return StopReason::sample_cap;
+  if (wall_s >= t_.timeout) return StopReason::time_cap;
+  return StopReason::none;
+}
+
+MeasurePolicy measure_policy(const RunSpec& spec) {
+  MeasurePolicy p;
+  p.warmup = spec.warmup;
+  p.stop.reps = spec.reps;
+  p.stop.max_noise = spec.max_noise / 100;
+  p.stop.min_samples = spec.min_samples;
+  p.stop.min_time = spec.min_time;
+  p.stop.timeout = spec.timeout;
+  p.stop.max_samples = spec.max_samples;
+  p.include_transfers = spec.include_transfers;
+  p.cold_cache = spec.cache == "cold";
+  p.energy = spec.energy;
+  return p;
+}
+
+std::uint64_t flush_bytes(const DeviceInfo& info) {
+  return info.llc_bytes ? 2 * info.llc_bytes : std::uint64_t{256} << 20;
 }
 
 namespace {
@@ -82,6 +116,22 @@ const char* timer_name(const Device& d) {
     case BackendKind::Host: break;
   }
   return "steady_clock";
+}
+
+// The scratch a cold-cache flush writes: `bytes` in pieces no larger than the device
+// allows in one allocation.
+std::vector<std::unique_ptr<Buffer>> flush_buffers(Device& dev, std::uint64_t& bytes) {
+  const auto& i = dev.info();
+  bytes = flush_bytes(i);
+  const std::uint64_t piece = i.max_alloc ? std::min(bytes, i.max_alloc) : bytes;
+  std::vector<std::unique_ptr<Buffer>> out;
+  try {
+    for (std::uint64_t done = 0; done < bytes; done += piece) out.push_back(dev.alloc(std::min(piece, bytes - done)));
+  } catch (const PointError& e) {
+    throw PointError(fmt::format("--cache cold: cannot allocate the {} MiB that flush the last-level cache: {}",
+                                 bytes >> 20, e.what()));
+  }
+  return out;
 }
 
 }  // namespace
@@ -105,16 +155,35 @@ void measure_point(Device& dev, const Problem& prob, DeviceBuffers& bufs, const 
     inst->run();
   }
   dev.finish();
-  std::vector<double> samples;
-  for (const auto& o : observers()) o->begin(dev, prob);
-  for (const StoppingRule more(policy); more.another(samples);) {
+  // Into the record once complete: a point that fails on the way has no timing.
+  PointTiming t;
+  t.include_transfers = policy.include_transfers;
+  t.timer = timer_name(dev);
+  t.warmup = policy.warmup;
+  t.targets = policy.stop;
+  t.cold_cache = policy.cold_cache;
+  const auto scratch = policy.cold_cache ? flush_buffers(dev, t.flush_bytes) : std::vector<std::unique_ptr<Buffer>>{};
+  const ObserveOptions opts{policy.energy};
+  for (const auto& o : observers()) o->begin(dev, prob, opts);
+  StoppingRule rule(policy.stop);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto wall = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  while ((t.stop = rule.decide(t.samples, wall(), interrupted())) == StopReason::none) {
     bufs.reset();
-    samples.push_back(dev.time(run_once));
+    // After the reset, which itself brings the operands into the cache.
+    for (const auto& b : scratch) b->poison();
+    if (!scratch.empty()) dev.finish();
+    // No timer here resolves below 1 ns: whole nanoseconds keep the record short.
+    t.samples.push_back(std::round(dev.time(run_once) * 1e9) / 1e9);
+    for (const auto& o : observers()) o->sample(dev, t);
   }
+  t.wall_s = wall();
+  t.measured_s = rule.measured();
+  for (const auto& o : observers()) o->timed_end(dev, t);
   // The last timed run is validated too: a race shows up as a result that changes.
   merge(val, op.validate(prob, bufs.download()));
-  const Stats st = compute_stats(samples);
-  rec.timing = PointTiming{policy.include_transfers, timer_name(dev), policy.warmup, st};
+  t.seconds = compute_stats(t.samples);
+  const Stats& st = rec.timing.emplace(std::move(t)).seconds;
   if (st.median > 0) {
     rec.gflops = prob.flops / st.median * 1e-9;
     rec.gbs = prob.min_bytes / st.median * 1e-9;

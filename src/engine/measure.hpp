@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "engine/plan.hpp"
+#include "engine/spec.hpp"
 #include "hetbench/device.hpp"
 #include "hetbench/op.hpp"
 #include "hetbench/record.hpp"
@@ -43,21 +45,42 @@ class DeviceBuffers {
 
 struct MeasurePolicy {
   int warmup = 3;
-  int reps = 20;
+  StoppingTargets stop;
   bool include_transfers = false;
+  bool cold_cache = false;  // flush the last-level cache before each timed repetition
+  bool energy = false;      // --energy: observers may take an extra window (NVML energy)
 };
+// The policy a run asks for (its values were checked when the spec was read).
+MeasurePolicy measure_policy(const RunSpec& spec);
 
-// Whether to take another timed repetition. The one place that decides how many
-// repetitions a point gets: today a fixed count (cut short by an interrupt); an adaptive
-// rule (until the confidence interval is narrow enough) belongs here.
+// Whether to take another timed repetition: the one place that decides how many
+// repetitions a point gets. A fixed count when targets.reps is set; otherwise adaptive,
+// as nvbench's cold measurement (NVIDIA/nvbench, nvbench/detail/measure_cold.cu and
+// stdrel_criterion.cxx: at least min-samples samples and min-time of accumulated
+// measured time, then stop once the noise is under max-noise, or at the wall-time
+// timeout), except that the noise is the relative half-width of the median's
+// distribution-free 95 % interval (util/stats.hpp) rather than the relative standard
+// deviation of the mean, and that max_samples bounds the record. Reads no clock: the
+// caller passes the wall time, so the rule is tested on synthetic sample streams.
 class StoppingRule {
  public:
-  explicit StoppingRule(const MeasurePolicy& p) : reps_(p.reps) {}
-  bool another(const std::vector<double>& samples) const;
+  explicit StoppingRule(const StoppingTargets& t) : t_(t) {}
+  // `samples` only grows between calls (the sum and the checks are incremental);
+  // StopReason::none means take another.
+  StopReason decide(const std::vector<double>& samples, double wall_s, bool interrupted);
+  double measured() const { return measured_; }
+  // Of the last interval computed; infinity before the first.
+  double rel_half_width() const { return rel_; }
 
  private:
-  int reps_;
+  StoppingTargets t_;
+  std::size_t summed_ = 0, next_check_ = 0;
+  double measured_ = 0, rel_ = std::numeric_limits<double>::infinity();
 };
+
+// Bytes a cold-cache flush writes on a device: twice its last-level cache, or 256 MiB
+// where the device does not say.
+std::uint64_t flush_bytes(const DeviceInfo& info);
 
 // Measures one point: fills rec's timing, gflops, gbs, what the observers add, the
 // validation, status and message. Throws PointError for build, launch or memory failures.

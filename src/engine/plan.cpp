@@ -5,28 +5,13 @@
 
 #include <fmt/format.h>
 
+#include "engine/plan_params.hpp"
 #include "hetbench/error.hpp"
 #include "util/ranges.hpp"
 
 namespace hetbench {
 
 namespace {
-
-std::vector<ParamValues> cartesian(const Variant& v, const std::map<std::string, std::vector<long long>>& given) {
-  std::vector<ParamValues> sets{ParamValues{}};
-  for (const auto& p : v.params) {
-    std::vector<long long> vals = given.count(p.name) ? given.at(p.name) : std::vector<long long>{p.def};
-    std::vector<ParamValues> next;
-    for (const auto& s : sets)
-      for (auto x : vals) {
-        auto t = s;
-        t[p.name] = x;
-        next.push_back(std::move(t));
-      }
-    sets = std::move(next);
-  }
-  return sets;
-}
 
 bool in_domain(const ParamDef& p, long long x) { return std::find(p.values.begin(), p.values.end(), x) != p.values.end(); }
 
@@ -46,6 +31,12 @@ std::vector<std::shared_ptr<Variant>> choose_variants(const RunSpec& spec,
   if (contains(spec.variants, std::string("all"))) return candidates;
   std::vector<std::shared_ptr<Variant>> chosen;
   for (const auto& name : spec.variants) {
+    if (name == "auto") continue;  // chosen per point (auto_pool)
+    if (name == "libraries") {     // every vendor-library baseline this build has
+      for (const auto& v : candidates)
+        if (v->kind == VariantKind::Library) chosen.push_back(v);
+      continue;
+    }
     bool hit = false;
     for (const auto& v : candidates)
       if (v->name == name || v->id() == name) {
@@ -62,7 +53,7 @@ std::vector<std::shared_ptr<Variant>> choose_variants(const RunSpec& spec,
 }
 
 void check_named_precisions(const RunSpec& spec, const std::vector<std::shared_ptr<Variant>>& chosen) {
-  if (contains(spec.variants, std::string("all"))) return;
+  if (contains(spec.variants, std::string("all")) || contains(spec.variants, std::string("libraries"))) return;
   // A variant named on purpose that has none of the asked precisions is a mistake, not
   // a silent empty run ("all" just skips such variants).
   for (const auto& v : chosen) {
@@ -140,18 +131,23 @@ RunPlan plan_run(const RunSpec& spec, std::uint64_t seed, const Op& op,
     return std::none_of(devices.begin(), devices.end(),
                         [&](const auto& d) { return d->kernel_language() == v->backend; });
   });
-  const auto given = given_params(spec, chosen);
+  if (contains(spec.variants, std::string("auto")))
+    for (const auto& v : candidates)
+      if (v->kind != VariantKind::Library &&
+          std::any_of(devices.begin(), devices.end(), [&](const auto& d) { return d->kernel_language() == v->backend; }))
+        r.auto_pool.push_back(v);
+  auto owners = chosen;
+  owners.insert(owners.end(), r.auto_pool.begin(), r.auto_pool.end());
+  r.given = given_params(spec, owners);
   for (const auto& v : chosen) {
-    auto sets = cartesian(*v, given);
-    std::erase_if(sets, [&](const ParamValues& pv) {
-      return std::any_of(pv.begin(), pv.end(), [&](const auto& kx) { return !in_domain(*v->param(kx.first), kx.second); });
-    });
+    auto sets = param_sets(*v, r.given, spec.whole_domains);
     if (!sets.empty()) r.variants.push_back({v, std::move(sets)});
   }
-  if (r.variants.empty())
+  if (r.variants.empty() && r.auto_pool.empty())
     throw Error(fmt::format("none of the chosen variants of {} runs on the chosen devices ({})", spec.op, spec.devices));
   r.sizes = problem_sizes(spec, op, seed);
-  if (spec.reps < 1) throw Error(fmt::format("--reps {} is impossible: at least 1 repetition is needed", spec.reps));
+  for (const auto& sz : r.sizes) r.features.push_back(op.features(sz, seed));
+  check_measurement(spec);
   if (spec.warmup < 0) throw Error(fmt::format("--warmup {} is impossible", spec.warmup));
   // Memory, up front: a point that cannot fit is bad input, not a measurement.
   for (const auto& d : devices)
@@ -166,10 +162,19 @@ RunPlan plan_run(const RunSpec& spec, std::uint64_t seed, const Op& op,
   return r;
 }
 
-Plan plan_points(std::vector<RunPlan> runs) {
+Plan plan_points(std::vector<RunPlan> runs, const tuning::TuningLookup* db) {
   Plan plan;
   plan.runs = std::move(runs);
+  ParamResolver resolver(db);
   std::set<std::string> said;
+  auto add = [&](std::size_t ri, Precision prec, std::size_t si, std::size_t di, const Variant& v,
+                 const ParamValues& set, const std::optional<tuning::LookupHit>& hit, nlohmann::json why) {
+    const auto& r = plan.runs[ri];
+    const Device& dev = *r.devices[di];
+    auto res = resolver.resolve(r, si, dev, prec, v, set, hit);
+    auto skip = v.violated_constraint(dev, r.sizes[si], prec, res.values);
+    plan.points.push_back({ri, prec, si, di, &v, std::move(res.values), std::move(res.source), std::move(why), std::move(skip)});
+  };
   for (std::size_t ri = 0; ri < plan.runs.size(); ++ri) {
     const auto& r = plan.runs[ri];
     // With "all", a variant that has no version in a precision is expected, not news: only
@@ -179,6 +184,16 @@ Plan plan_points(std::vector<RunPlan> runs) {
       for (std::size_t si = 0; si < r.sizes.size(); ++si)
         for (std::size_t di = 0; di < r.devices.size(); ++di) {
           const Device& dev = *r.devices[di];
+          if (!r.auto_pool.empty()) {
+            if (auto pick = resolver.pick(r, si, dev, prec)) {
+              auto sets = param_sets(*pick->variant, r.given);
+              if (sets.empty()) sets = param_sets(*pick->variant, {});
+              for (const auto& set : sets) add(ri, prec, si, di, *pick->variant, set, pick->hit, pick->why);
+            } else if (said.insert("auto|" + dev.id() + "|" + name(prec)).second) {
+              plan.left_out.push_back(
+                  fmt::format("skipping auto on {} in {}: no own variant of {} runs there", dev.id(), name(prec), r.op->name()));
+            }
+          }
           for (const auto& pv : r.variants) {
             const Variant& v = *pv.variant;
             if (v.backend != dev.kernel_language()) continue;
@@ -188,22 +203,21 @@ Plan plan_points(std::vector<RunPlan> runs) {
                 plan.left_out.push_back(fmt::format("skipping {} on {} in {}: {}", v.id(), dev.id(), name(prec), why));
               continue;
             }
-            for (const auto& params : pv.param_sets)
-              plan.points.push_back({ri, prec, si, di, &v, params, v.violated_constraint(dev, r.sizes[si], prec, params)});
+            for (const auto& params : pv.param_sets) add(ri, prec, si, di, v, params, std::nullopt, nullptr);
           }
         }
   }
   return plan;
 }
 
-Plan plan_experiment(const Experiment& e) {
+Plan plan_experiment(const Experiment& e, const tuning::TuningLookup* db) {
   std::vector<RunPlan> runs;
   for (const auto& r : e.runs) {
     const Op& op = find_op(r.op);
     auto candidates = variants_for(r.op);
     runs.push_back(plan_run(r, e.seed, op, candidates, resolve_devices(r.devices)));
   }
-  return plan_points(std::move(runs));
+  return plan_points(std::move(runs), db);
 }
 
 }  // namespace hetbench

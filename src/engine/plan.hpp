@@ -12,10 +12,12 @@
 #include "hetbench/device.hpp"
 #include "hetbench/op.hpp"
 #include "hetbench/variant.hpp"
+#include "tuning/db.hpp"
 
 namespace hetbench {
 
-// One variant with the parameter sets to measure.
+// One variant with the parameter sets to measure: the given values, with the metadata
+// defaults for the others (each point resolves those again: database, precision default).
 struct PlannedVariant {
   std::shared_ptr<Variant> variant;
   std::vector<ParamValues> param_sets;
@@ -28,6 +30,11 @@ struct RunPlan {
   std::vector<PlannedVariant> variants;  // those that run on a chosen device
   std::vector<std::shared_ptr<Device>> devices;
   std::vector<Sizes> sizes;
+  std::vector<nlohmann::json> features;  // per size: Op::features, for the problem class
+  // --variant auto: the op's own variants (kernel and host code, not libraries) it
+  // chooses from per point; empty without auto.
+  std::vector<std::shared_ptr<Variant>> auto_pool;
+  std::map<std::string, std::vector<long long>> given;  // --param values
 };
 
 // One point: a variant with one parameter set on one device, for one precision and size.
@@ -38,6 +45,8 @@ struct PlannedPoint {
   std::size_t device = 0;  // index into the run's devices
   const Variant* variant = nullptr;
   ParamValues params;
+  std::map<std::string, std::string> param_source;  // where each value came from
+  nlohmann::json auto_choice;  // --variant auto: {"chosen", "reason"}; null otherwise
   std::string skip;  // the violated constraint; empty when the point is measured
 };
 
@@ -56,9 +65,9 @@ struct Plan {
 RunPlan plan_run(const RunSpec& spec, std::uint64_t seed, const Op& op,
                  const std::vector<std::shared_ptr<Variant>>& candidates,
                  const std::vector<std::shared_ptr<Device>>& devices);
-// The points of resolved runs.
-Plan plan_points(std::vector<RunPlan> runs);
+// The points of resolved runs; parameters not given come from `db` when there is one.
+Plan plan_points(std::vector<RunPlan> runs, const tuning::TuningLookup* db = nullptr);
 // Every run of an experiment from the op, variant and device registries.
-Plan plan_experiment(const Experiment& e);
+Plan plan_experiment(const Experiment& e, const tuning::TuningLookup* db = nullptr);
 
 }  // namespace hetbench

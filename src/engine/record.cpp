@@ -1,5 +1,8 @@
 #include "hetbench/record.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace hetbench {
 
 std::string_view to_string(PointStatus s) {
@@ -12,6 +15,61 @@ std::string_view to_string(PointStatus s) {
   return "?";
 }
 
+std::string_view to_string(StopReason r) {
+  switch (r) {
+    case StopReason::none: return "none";
+    case StopReason::converged: return "converged";
+    case StopReason::time_cap: return "time_cap";
+    case StopReason::sample_cap: return "sample_cap";
+    case StopReason::fixed_count: return "fixed_count";
+    case StopReason::interrupted: return "interrupted";
+  }
+  return "?";
+}
+
+std::string_view to_string(ErrorStage s) {
+  switch (s) {
+    case ErrorStage::none: return "none";
+    case ErrorStage::build: return "build";
+    case ErrorStage::run: return "run";
+  }
+  return "?";
+}
+
+namespace {
+
+nlohmann::json to_json(const PointTiming& t) {
+  nlohmann::json j = {{"timed", t.include_transfers ? "kernel+transfers" : "kernel"},
+                      {"timer", t.timer},
+                      {"warmup", t.warmup},
+                      {"reps", t.seconds.n},
+                      {"rate_from", "median"},
+                      {"seconds", to_json(t.seconds)}};
+  if (t.stop == StopReason::none) return j;  // a timing built by hand (tests, old callers)
+  const auto& g = t.targets;
+  j["stop"] = to_string(t.stop);
+  const double rel = t.seconds.rel_half_width();
+  j["rel_half_width"] = std::isfinite(rel) ? nlohmann::json(rel) : nlohmann::json(nullptr);
+  j["stopping"] = g.reps ? nlohmann::json{{"rule", "fixed"}, {"reps", *g.reps}}
+                         : nlohmann::json{{"rule", "adaptive"},      {"max_noise_pct", g.max_noise * 100},
+                                          {"min_samples", g.min_samples}, {"min_time_s", g.min_time},
+                                          {"timeout_s", g.timeout},   {"max_samples", g.max_samples}};
+  j["measured_s"] = t.measured_s;
+  j["wall_s"] = t.wall_s;
+  j["cache"] = t.cold_cache ? "cold" : "hot";
+  if (t.cold_cache) j["flush_bytes"] = t.flush_bytes;
+  j["samples"] = t.samples;
+  if (!t.sm_clock_mhz.empty()) j["sm_clock_mhz"] = t.sm_clock_mhz;
+  if (!t.throttled.empty()) {
+    j["throttled"] = t.throttled;
+    j["throttled_samples"] = std::count(t.throttled.begin(), t.throttled.end(), 1);
+    j["throttle_reasons"] = t.throttle_reasons;
+  }
+  return j;
+}
+
+}  // namespace
+
 nlohmann::json to_json(const PointRecord& r) {
   nlohmann::json j = {{"point", r.point},          {"op", r.op},
                       {"variant", r.variant},      {"variant_id", r.variant_id},
@@ -20,16 +78,12 @@ nlohmann::json to_json(const PointRecord& r) {
                       {"precision", name(r.precision)}, {"sizes", r.sizes},
                       {"params", r.params},        {"seed", r.seed},
                       {"time", r.time},            {"status", to_string(r.status)}};
+  if (!r.param_source.is_null()) j["param_source"] = r.param_source;
+  if (!r.auto_choice.is_null()) j["auto"] = r.auto_choice;
   if (r.flops) j["flops"] = *r.flops;
   if (r.min_bytes) j["min_bytes"] = *r.min_bytes;
   if (!r.features.empty()) j["features"] = r.features;
-  if (const auto& t = r.timing)
-    j["timing"] = {{"timed", t->include_transfers ? "kernel+transfers" : "kernel"},
-                   {"timer", t->timer},
-                   {"warmup", t->warmup},
-                   {"reps", t->seconds.n},
-                   {"rate_from", "median"},
-                   {"seconds", to_json(t->seconds)}};
+  if (r.timing) j["timing"] = to_json(*r.timing);
   if (r.gflops) j["gflops"] = *r.gflops;
   if (r.gbs) j["gbs"] = *r.gbs;
   if (r.validation) j["validation"] = to_json(*r.validation);
@@ -42,6 +96,7 @@ nlohmann::json to_json(const PointRecord& r) {
   if (o.pct_bw) j["pct_bw"] = *o.pct_bw;
   if (!o.energy.is_null()) j["energy"] = o.energy;
   if (r.status != PointStatus::ok) j["message"] = r.message;
+  if (r.status == PointStatus::error && r.error_stage != ErrorStage::none) j["error_stage"] = to_string(r.error_stage);
   return j;
 }
 

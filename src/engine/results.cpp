@@ -7,10 +7,12 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <iterator>
 
 #include <fmt/format.h>
 
 #include "hetbench/error.hpp"
+#include "util/json_file.hpp"
 
 namespace hetbench {
 
@@ -67,10 +69,48 @@ ExperimentWriter::ExperimentWriter(const fs::path& root, const std::string& name
   }
   experiment_["directory"] = dir_.string();
   write_experiment();
-  jsonl_ = std::fopen((dir_ / "results.jsonl").c_str(), "a");
-  csv_ = std::fopen((dir_ / "results.csv").c_str(), "a");
+  open_files("a");
+}
+
+ExperimentWriter::ExperimentWriter(Reopen, const fs::path& dir) : dir_(dir) {
+  const auto exp_path = dir / "experiment.json", jsonl_path = dir / "results.jsonl";
+  if (!fs::exists(exp_path))
+    throw Error(fmt::format("'{}' is no experiment folder: it has no experiment.json", dir.string()));
+  experiment_ = read_json_file(exp_path.string());
+  if (!experiment_.is_object()) throw Error(fmt::format("'{}' is not a JSON object", exp_path.string()));
+  // A record is written with its newline in one write, so text after the last newline
+  // is a record cut short by a kill.
+  std::error_code ec;
+  if (fs::exists(jsonl_path)) {
+    std::string text;
+    {
+      std::ifstream f(jsonl_path, std::ios::binary);
+      text.assign(std::istreambuf_iterator<char>(f), {});
+    }
+    const auto keep = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
+    if (keep != text.size()) fs::resize_file(jsonl_path, keep, ec);
+    if (ec) throw Error(fmt::format("cannot repair '{}': {}", jsonl_path.string(), ec.message()));
+  } else {
+    std::ofstream(jsonl_path).flush();
+  }
+  const auto records = read_results(dir);
+  // The CSV is derived from the JSONL, so it is rebuilt rather than repaired.
+  fs::remove(dir / "results.csv", ec);
+  open_files("a");
+  for (const auto& r : records) write_all(csv_, csv_row(r) + "\n", dir_ / "results.csv");
+  experiment_["status"] = "running";
+  experiment_.erase("end_time");
+  experiment_["resumed"].push_back(now_iso8601());
+  write_experiment();
+}
+
+void ExperimentWriter::open_files(const char* mode) {
+  const bool new_csv = !fs::exists(dir_ / "results.csv");
+  jsonl_ = std::fopen((dir_ / "results.jsonl").c_str(), mode);
+  csv_ = std::fopen((dir_ / "results.csv").c_str(), mode);
   if (!jsonl_ || !csv_)
     throw Error(fmt::format("cannot write results in '{}': {}", dir_.string(), std::strerror(errno)));
+  if (!new_csv) return;
   std::string header;
   for (const auto& c : csv_columns()) header += (header.empty() ? "" : ",") + c;
   write_all(csv_, header + "\n", dir_ / "results.csv");

@@ -16,6 +16,13 @@ class ExperimentWriter {
   // Creates <root>/<timestamp>-<name>/ (never reusing an existing folder); throws Error
   // when it cannot be created or written.
   ExperimentWriter(const std::filesystem::path& root, const std::string& name, nlohmann::json experiment);
+  // Reopens an existing experiment folder for appending (tune --resume; sweep --resume
+  // later): a truncated last line of results.jsonl (a kill mid-write) is cut off,
+  // results.csv is rewritten from results.jsonl (it may lag a row behind or end in half a
+  // row), and experiment.json is read back with status "running" and this resume's time
+  // added to "resumed". Throws Error naming the file when the folder is no experiment.
+  struct Reopen {};
+  ExperimentWriter(Reopen, const std::filesystem::path& dir);
   ~ExperimentWriter();
   ExperimentWriter(const ExperimentWriter&) = delete;
   ExperimentWriter& operator=(const ExperimentWriter&) = delete;
@@ -24,6 +31,7 @@ class ExperimentWriter {
   // Rewrites experiment.json (atomically) with the end time and summary merged in.
   void finish(const nlohmann::json& summary);
   const std::filesystem::path& dir() const { return dir_; }
+  const nlohmann::json& experiment() const { return experiment_; }
 
   static const std::vector<std::string>& csv_columns();
   static std::string csv_row(const nlohmann::json& record);
@@ -34,6 +42,7 @@ class ExperimentWriter {
   std::FILE* jsonl_ = nullptr;
   std::FILE* csv_ = nullptr;
   void write_experiment();
+  void open_files(const char* mode);
 };
 
 std::string now_iso8601();

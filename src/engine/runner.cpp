@@ -11,6 +11,7 @@
 #include "engine/results.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/record.hpp"
+#include "tuning/db.hpp"
 
 namespace hetbench {
 
@@ -31,6 +32,8 @@ PointRecord start_record(int index, const RunPlan& run, const PlannedPoint& p, s
   rec.precision = p.prec;
   rec.sizes = run.sizes[p.size];
   rec.params = p.params;
+  if (!p.param_source.empty()) rec.param_source = p.param_source;
+  rec.auto_choice = p.auto_choice;
   rec.seed = seed;
   rec.time = now_iso8601();
   return rec;
@@ -43,19 +46,41 @@ void measure(const PlannedPoint& p, const RunPlan& run, PointInputs& inputs, Poi
     rec.flops = prob.flops;
     rec.min_bytes = prob.min_bytes;
     rec.features = prob.features;
-    const MeasurePolicy policy{run.spec->warmup, run.spec->reps, run.spec->include_transfers};
-    measure_point(*run.devices[p.device], prob, bufs, *p.variant, p.params, *run.op, policy, rec);
+    measure_point(*run.devices[p.device], prob, bufs, *p.variant, p.params, *run.op, measure_policy(*run.spec), rec);
+  } catch (const BuildError& e) {
+    rec.status = PointStatus::error;
+    rec.error_stage = ErrorStage::build;
+    rec.message = e.what();
   } catch (const PointError& e) {
     rec.status = PointStatus::error;
+    rec.error_stage = ErrorStage::run;
     rec.message = e.what();
   }
 }
 
 }  // namespace
 
+PointRecord measure_planned_point(int index, const Plan& plan, const PlannedPoint& p, PointInputs& inputs,
+                                  std::uint64_t seed) {
+  const RunPlan& run = plan.runs[p.run];
+  PointRecord rec = start_record(index, run, p, seed);
+  if (!p.skip.empty()) {
+    rec.status = PointStatus::skipped;
+    rec.message = p.skip;
+  } else {
+    measure(p, run, inputs, rec);
+  }
+  return rec;
+}
+
 int run_experiment(const Experiment& e, std::filesystem::path* dir) {
-  const Plan plan = plan_experiment(e);
-  ExperimentWriter writer(e.out_root, e.name, experiment_json(e, plan));
+  // The tuning database, read only: a missing file means nothing is tuned yet.
+  const auto db_path = tuning::resolve_db_path(e.db);
+  const auto db = db_path.empty() ? nullptr : tuning::TuningDb::open_if_exists(db_path);
+  const Plan plan = plan_experiment(e, db.get());
+  auto ej = experiment_json(e, plan);
+  ej["tuning_db"] = db ? nlohmann::json(db_path) : nlohmann::json(nullptr);
+  ExperimentWriter writer(e.out_root, e.name, ej);
   if (dir) *dir = writer.dir();
   fmt::print(stderr, "hetbench: recording in {}\n", writer.dir().string());
   for (const auto& why : plan.left_out) fmt::print(stderr, "hetbench: {}\n", why);
@@ -67,14 +92,7 @@ int run_experiment(const Experiment& e, std::filesystem::path* dir) {
     PointInputs inputs(plan, e.seed);
     for (const auto& p : plan.points) {
       if (interrupted()) break;
-      const RunPlan& run = plan.runs[p.run];
-      PointRecord rec = start_record(static_cast<int>(records.size()), run, p, e.seed);
-      if (!p.skip.empty()) {
-        rec.status = PointStatus::skipped;
-        rec.message = p.skip;
-      } else {
-        measure(p, run, inputs, rec);
-      }
+      PointRecord rec = measure_planned_point(static_cast<int>(records.size()), plan, p, inputs, e.seed);
       failed += rec.status == PointStatus::failed;
       errors += rec.status == PointStatus::error;
       auto j = to_json(rec);

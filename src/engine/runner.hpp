@@ -5,7 +5,10 @@
 
 #include <filesystem>
 
+#include "engine/measure.hpp"
+#include "engine/plan.hpp"
 #include "engine/spec.hpp"
+#include "hetbench/record.hpp"
 
 namespace hetbench {
 
@@ -14,5 +17,11 @@ namespace hetbench {
 // Bad input throws Error before anything is measured. `dir`, when given, receives the
 // experiment folder.
 int run_experiment(const Experiment& e, std::filesystem::path* dir = nullptr);
+
+// One planned point measured as `run` measures it, numbered `index`: a point with a
+// violated constraint is recorded as skipped, a build, launch or memory failure as an
+// error. `tune` measures its evaluations through this too, so both record alike.
+PointRecord measure_planned_point(int index, const Plan& plan, const PlannedPoint& p, PointInputs& inputs,
+                                  std::uint64_t seed);
 
 }  // namespace hetbench

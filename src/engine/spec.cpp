@@ -1,4 +1,6 @@
 // Sweep spec files (docs/spec-format.md).
+#include <cmath>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -34,21 +36,67 @@ int int_value(const nlohmann::json& v, const std::string& where, const std::stri
   return v.get<int>();
 }
 
+double number_value(const nlohmann::json& v, const std::string& where, const std::string& key) {
+  if (!v.is_number()) bad(where, key, "expected a number");
+  return v.get<double>();
+}
+
+bool bool_value(const nlohmann::json& v, const std::string& where, const std::string& key) {
+  if (!v.is_boolean()) bad(where, key, "expected true or false");
+  return v.get<bool>();
+}
+
+// The measurement settings a run and a spec file's top level may give.
+const char* const kMeasureKeys[] = {"reps",    "warmup",      "max_noise",         "min_samples", "min_time",
+                                    "timeout", "max_samples", "include_transfers", "cache",       "energy"};
+
 }  // namespace
 
 const std::set<std::string>& run_spec_keys() {
-  static const std::set<std::string> keys{"op",    "variants", "variant", "devices",          "device", "precisions",
-                                          "sizes", "size",     "params",  "include_transfers", "reps",   "warmup",
-                                          "matrix", "matrices"};
+  static const std::set<std::string> keys = [] {
+    std::set<std::string> k{"op", "variants", "variant", "devices", "device", "precisions", "sizes", "size",
+                            "params", "matrix", "matrices"};
+    k.insert(std::begin(kMeasureKeys), std::end(kMeasureKeys));
+    return k;
+  }();
   return keys;
+}
+
+void check_measurement(const RunSpec& r, const std::string& where) {
+  auto fail = [&](const char* option, const char* key, const std::string& value, const char* why) {
+    if (where.empty()) throw Error(fmt::format("{} {} is impossible: {}", option, value, why));
+    bad(where, key, fmt::format("{} is impossible: {}", value, why));
+  };
+  if (r.reps && *r.reps < 1) fail("--reps", "reps", std::to_string(*r.reps), "at least 1 repetition is needed");
+  // !(x > 0) also refuses NaN.
+  if (!(r.max_noise > 0) || !std::isfinite(r.max_noise))
+    fail("--max-noise", "max_noise", fmt::format("{}", r.max_noise), "expected a percentage above 0, e.g. 0.5");
+  if (r.min_samples < 1) fail("--min-samples", "min_samples", std::to_string(r.min_samples), "expected 1 or more");
+  if (!(r.min_time >= 0) || !std::isfinite(r.min_time))
+    fail("--min-time", "min_time", fmt::format("{}", r.min_time), "expected seconds, 0 or more");
+  if (!(r.timeout > 0) || !std::isfinite(r.timeout))
+    fail("--timeout", "timeout", fmt::format("{}", r.timeout), "expected seconds above 0");
+  if (r.max_samples < r.min_samples)
+    fail("--max-samples", "max_samples", std::to_string(r.max_samples),
+         fmt::format("below the minimum sample count {}", r.min_samples).c_str());
+  if (r.cache != "hot" && r.cache != "cold") fail("--cache", "cache", "'" + r.cache + "'", "expected hot or cold");
 }
 
 nlohmann::json to_json(const RunSpec& r) {
   std::vector<std::string> precs;
   for (auto p : r.precisions) precs.push_back(name(p));
   nlohmann::json j = {{"op", r.op},       {"variants", r.variants}, {"devices", r.devices}, {"precisions", precs},
-                      {"sizes", r.sizes}, {"params", r.params},     {"reps", r.reps},       {"warmup", r.warmup},
+                      {"sizes", r.sizes}, {"params", r.params},     {"warmup", r.warmup},
                       {"include_transfers", r.include_transfers}};
+  // Without reps the run is adaptive: the key stays out, so the object reads back the same.
+  if (r.reps) j["reps"] = *r.reps;
+  j["max_noise"] = r.max_noise;
+  j["min_time"] = r.min_time;
+  j["timeout"] = r.timeout;
+  j["min_samples"] = r.min_samples;
+  j["max_samples"] = r.max_samples;
+  j["cache"] = r.cache;
+  j["energy"] = r.energy;
   if (!r.inputs.empty()) j["matrices"] = r.inputs;
   return j;
 }
@@ -97,10 +145,20 @@ RunSpec run_spec_from_json(const nlohmann::json& j, const std::string& where) {
   }
   if (j.contains("reps")) r.reps = int_value(j["reps"], where, "reps");
   if (j.contains("warmup")) r.warmup = int_value(j["warmup"], where, "warmup");
-  if (j.contains("include_transfers")) {
-    if (!j["include_transfers"].is_boolean()) bad(where, "include_transfers", "expected true or false");
-    r.include_transfers = j["include_transfers"];
+  using D = std::pair<const char*, double*>;
+  for (auto [k, v] : {D{"max_noise", &r.max_noise}, D{"min_time", &r.min_time}, D{"timeout", &r.timeout}})
+    if (j.contains(k)) *v = number_value(j[k], where, k);
+  using I = std::pair<const char*, int*>;
+  for (auto [k, v] : {I{"min_samples", &r.min_samples}, I{"max_samples", &r.max_samples}})
+    if (j.contains(k)) *v = int_value(j[k], where, k);
+  using B = std::pair<const char*, bool*>;
+  for (auto [k, v] : {B{"include_transfers", &r.include_transfers}, B{"energy", &r.energy}})
+    if (j.contains(k)) *v = bool_value(j[k], where, k);
+  if (j.contains("cache")) {
+    if (!j["cache"].is_string()) bad(where, "cache", "expected \"hot\" or \"cold\"");
+    r.cache = j["cache"];
   }
+  check_measurement(r, where);
   return r;
 }
 
@@ -115,7 +173,9 @@ Experiment experiment_from_file(const std::string& path) {
     e.name = base.substr(0, base.rfind('.'));
   }
   nlohmann::json defaults = nlohmann::json::object();
-  for (const char* k : {"reps", "warmup", "devices", "precisions", "include_transfers"})
+  for (const char* k : {"devices", "precisions", "variants"})
+    if (j.contains(k)) defaults[k] = j[k];
+  for (const char* k : kMeasureKeys)
     if (j.contains(k)) defaults[k] = j[k];
   if (j.contains("seed")) {
     if (!j["seed"].is_number_unsigned()) bad(path, "seed", "expected a non-negative integer");

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -23,12 +24,26 @@ struct RunSpec {
   std::vector<std::string> sizes;                 // --size tokens
   std::vector<std::string> inputs;                // --matrix tokens, for ops that read an input
   std::map<std::string, std::string> params;     // NAME -> value list or range
-  int reps = 20, warmup = 3;
+  // How long each point is measured (docs/measurement.md): a fixed count of timed
+  // repetitions when reps is set, else adaptive until the median's 95 % interval has a
+  // relative half-width under max_noise (%), after min_samples samples and min_time
+  // seconds of measured time, within timeout seconds (wall) and max_samples samples.
+  std::optional<int> reps;
+  int warmup = 3;
+  double max_noise = 0.5, min_time = 0.5, timeout = 15;
+  int min_samples = 10, max_samples = 10000;
   bool include_transfers = false;
+  std::string cache = "hot";  // or "cold": the last-level cache flushed before each repetition
+  bool energy = false;        // an extra window for NVML energy when the timed reps are too short
+  // tune: a parameter not given spans its whole domain instead of its default.
+  bool whole_domains = false;
 };
 nlohmann::json to_json(const RunSpec& r);
 // Reads one run from a spec object; throws Error naming `where` and the key.
 RunSpec run_spec_from_json(const nlohmann::json& j, const std::string& where);
+// Throws Error naming the first impossible measurement value: as the option
+// ("--max-noise 0 is impossible: ...") when `where` is empty, else as `where`: key.
+void check_measurement(const RunSpec& r, const std::string& where = "");
 // The keys a run may have in a spec file.
 const std::set<std::string>& run_spec_keys();
 
@@ -40,6 +55,9 @@ struct Experiment {
   std::string format = "table";  // stdout: table, json, csv, md
   bool best_only = false;        // table: the best variant per device, op, precision and size
   std::string command_line;
+  // Tuning database: "" = the default file ($HETBENCH_DB, else the user's data folder),
+  // "none" = none, else a path (docs/tuning-db.md).
+  std::string db;
   // As given (a spec file's object); experiment.json keeps only what the runs do not
   // hold (name, description, seed, ...), since it records the runs themselves.
   nlohmann::json spec = nlohmann::json::object();

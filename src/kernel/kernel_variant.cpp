@@ -93,7 +93,7 @@ std::unique_ptr<Instance> KernelVariant::prepare(Device& dev, const Problem& pro
   try {
     for (const auto& [name, e] : lets) vars[name] = static_cast<double>(eval_int(e, vars));
   } catch (const Error& e) {
-    throw PointError(ctx(e.what()));
+    throw BuildError(ctx(e.what()));
   }
 
   ProgramSource src;
@@ -103,7 +103,7 @@ std::unique_ptr<Instance> KernelVariant::prepare(Device& dev, const Problem& pro
   try {
     for (const auto& [name, e] : defines) src.defines.push_back(fmt::format("{}={}", name, eval_int(e, vars)));
   } catch (const Error& e) {
-    throw PointError(ctx(e.what()));
+    throw BuildError(ctx(e.what()));
   }
   inst->program = dev.build(src);
 

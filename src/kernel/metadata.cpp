@@ -169,6 +169,42 @@ std::vector<LaunchSpec> parse_launches(KernelVariant& v, const Meta& m, const oj
   return out;
 }
 
+// "default": an integer, or one per precision ({"S": 8, "D": 4}, each a precision of the
+// variant); `def` is then the first precision's that is given.
+void read_default(const Meta& m, const ojson& p, const std::string& key, const std::vector<Precision>& precs,
+                  ParamDef& d) {
+  auto check = [&](long long x, const std::string& k) {
+    if (std::find(d.values.begin(), d.values.end(), x) == d.values.end())
+      m.fail(k, fmt::format("{} is not among the values", x));
+    return x;
+  };
+  if (!p.contains("default")) m.fail(key, "expected an integer or an object of PRECISION: integer");
+  const ojson& def = p["default"];
+  if (def.is_number_integer()) {
+    d.def = check(def.get<long long>(), key);
+    return;
+  }
+  if (!def.is_object() || def.empty()) m.fail(key, "expected an integer or an object of PRECISION: integer");
+  for (auto it = def.begin(); it != def.end(); ++it) {
+    const std::string k = key + "." + it.key();
+    Precision pr{};
+    try {
+      pr = parse_precision(it.key());
+    } catch (const Error& e) {
+      m.fail(k, e.what());
+    }
+    if (std::find(precs.begin(), precs.end(), pr) == precs.end()) m.fail(k, "not a precision of this variant");
+    if (!it.value().is_number_integer()) m.fail(k, "expected an integer");
+    d.def_by_precision[pr] = check(it.value().get<long long>(), k);
+  }
+  d.def = d.def_by_precision.begin()->second;
+  for (auto pr : precs)
+    if (d.def_by_precision.count(pr)) {
+      d.def = d.def_by_precision[pr];
+      break;
+    }
+}
+
 std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path& dir, const std::string& origin) {
   Meta m(origin);
   if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", origin));
@@ -247,10 +283,7 @@ std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path&
       } else {
         m.fail(key, "expected 'values' or 'range'");
       }
-      if (!p.contains("default") || !p["default"].is_number_integer()) m.fail(key + ".default", "expected an integer");
-      d.def = p["default"].get<long long>();
-      if (std::find(d.values.begin(), d.values.end(), d.def) == d.values.end())
-        m.fail(key + ".default", fmt::format("{} is not among the values", d.def));
+      read_default(m, p, key + ".default", v->precisions, d);
       if (p.contains("doc")) d.doc = m.str(p["doc"], key + ".doc");
       v->params.push_back(std::move(d));
       known.insert(it.key());
@@ -348,6 +381,11 @@ std::shared_ptr<Variant> register_variant_json(const nlohmann::ordered_json& j, 
   auto v = variant_from_json(j, dir, origin);
   register_variant(v);
   return v;
+}
+
+std::shared_ptr<Variant> parse_variant_json(const nlohmann::ordered_json& j, const std::string& dir,
+                                            const std::string& origin) {
+  return variant_from_json(j, dir, origin);
 }
 
 void load_variant_metadata(const std::string& path) {

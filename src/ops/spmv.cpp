@@ -51,6 +51,12 @@ class SpmvOp final : public Op {
     return {s};
   }
 
+  nlohmann::json features(const Sizes& s, std::uint64_t seed) const override {
+    auto f = summary(*matrix(s.input, seed));
+    f["matrix"] = s.input;
+    return f;
+  }
+
   std::size_t device_bytes(const Sizes& s, Precision p) const override {
     const auto b = info(p).bytes;
     const auto rows = static_cast<std::size_t>(s.at("rows")), nnz = static_cast<std::size_t>(s.at("nnz"));
@@ -86,7 +92,7 @@ class SpmvOp final : public Op {
     const double b = static_cast<double>(info(p).bytes);
     prob->flops = 2.0 * static_cast<double>(nnz);
     prob->min_bytes = static_cast<double>(nnz) * (b + 4) + 4.0 * (rows + 1) + b * cols + 2 * b * rows;
-    prob->features = to_json(matrix_features(a));
+    prob->features = summary(a);
     prob->features["matrix"] = s.input;
     return prob;
   }
@@ -124,6 +130,16 @@ class SpmvOp final : public Op {
                               token, a->rows, a->cols));
     cache_[key] = a;
     return a;
+  }
+
+  // The matrix features, plus the two ratios that decide between the kernels (the
+  // problem class of the tuning database and the rule of --variant auto use them).
+  static nlohmann::json summary(const CsrMatrix& a) {
+    const auto f = matrix_features(a);
+    auto j = to_json(f);
+    j["row_max_mean"] = f.row_mean > 0 ? static_cast<double>(f.row_max) / f.row_mean : 0.0;
+    j["row_cv"] = f.row_mean > 0 ? f.row_std / f.row_mean : 0.0;
+    return j;
   }
 
   static ArrayOperand int_array(const std::string& name, const std::vector<int32_t>& v) {

@@ -10,13 +10,6 @@
 
 namespace hetbench {
 
-struct Expr::Node {
-  enum Kind { Num, Var, Unary, Binary, Ternary, Call } kind;
-  double value = 0;
-  std::string name;  // variable, function or operator
-  std::vector<std::shared_ptr<const Node>> kids;
-};
-
 namespace {
 
 using NodeP = std::shared_ptr<const Expr::Node>;

@@ -2,19 +2,57 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace hetbench {
 
-double student_t975(std::size_t dof) {
-  static const double t[] = {0,     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                             2.201, 2.179,  2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-                             2.080, 2.074,  2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
-  if (dof == 0) return INFINITY;
-  if (dof <= 30) return t[dof];
-  if (dof <= 60) return 2.000 + (2.042 - 2.000) * (60.0 - dof) / 30.0;
-  if (dof <= 120) return 1.980 + (2.000 - 1.980) * (120.0 - dof) / 60.0;
-  return 1.960;
+namespace {
+
+double relative(double lo, double hi, double median) {
+  return median > 0 ? (hi - lo) / 2 / median : std::numeric_limits<double>::infinity();
+}
+
+}  // namespace
+
+double Stats::rel_half_width() const { return relative(ci95_lo, ci95_hi, median); }
+double MedianInterval::rel_half_width() const { return relative(lo, hi, median); }
+
+RankInterval median_ci_ranks(std::size_t n, double confidence) {
+  if (n == 0) return {};
+  // The largest k with P(B <= k) <= alpha/2 gives [x(k+1), x(n-k)] (1-based), of
+  // confidence 1 - 2 P(B <= k). The pmf is walked in logs: 2^-n underflows from n = 1075 on.
+  const double tail = (1 - confidence) / 2;
+  const double dn = static_cast<double>(n);
+  double log_pmf = -dn * std::log(2.0);  // P(B = 0)
+  double cdf = std::exp(log_pmf);        // P(B <= k)
+  std::size_t k = 0;                     // the interval drops the k smallest and the k largest samples
+  while (2 * (k + 1) < n) {
+    log_pmf += std::log((dn - static_cast<double>(k)) / static_cast<double>(k + 1));  // P(B = k + 1)
+    const double next = cdf + std::exp(log_pmf);
+    if (next > tail) break;
+    cdf = next;
+    ++k;
+  }
+  return {k, n - 1 - k, 1 - 2 * cdf};
+}
+
+MedianInterval median_interval(std::vector<double> x) {
+  MedianInterval m;
+  const std::size_t n = x.size();
+  if (n == 0) return m;
+  const RankInterval r = median_ci_ranks(n);
+  auto at = [&](std::size_t i) {
+    std::nth_element(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(i), x.end());
+    return x[i];
+  };
+  // Selections in increasing rank order, each one's prefix already partitioned.
+  m.lo = at(r.lo);
+  const double upper_mid = at(n / 2);
+  m.median = n % 2 ? upper_mid : 0.5 * (*std::max_element(x.begin(), x.begin() + n / 2) + upper_mid);
+  m.hi = at(r.hi);
+  m.level = r.level;
+  return m;
 }
 
 Stats compute_stats(std::vector<double> x) {
@@ -29,15 +67,19 @@ Stats compute_stats(std::vector<double> x) {
   double ss = 0;
   for (double v : x) ss += (v - s.mean) * (v - s.mean);
   s.stddev = x.size() > 1 ? std::sqrt(ss / static_cast<double>(x.size() - 1)) : 0.0;
-  double half = x.size() > 1 ? student_t975(x.size() - 1) * s.stddev / std::sqrt(static_cast<double>(x.size())) : 0;
-  s.ci95_lo = s.mean - half;
-  s.ci95_hi = s.mean + half;
+  const RankInterval r = median_ci_ranks(x.size());
+  s.ci95_lo = x[r.lo];
+  s.ci95_hi = x[r.hi];
+  s.ci_level = r.level;
   return s;
 }
 
+bool faster_beyond_noise(const Stats& a, const Stats& b) { return a.n > 0 && b.n > 0 && a.ci95_hi < b.ci95_lo; }
+
 nlohmann::json to_json(const Stats& s) {
-  return {{"n", s.n},         {"min", s.min},       {"max", s.max},       {"median", s.median},
-          {"mean", s.mean},   {"stddev", s.stddev}, {"ci95_lo", s.ci95_lo}, {"ci95_hi", s.ci95_hi}};
+  return {{"n", s.n},           {"min", s.min},         {"max", s.max},         {"median", s.median},
+          {"mean", s.mean},     {"stddev", s.stddev},   {"ci95_lo", s.ci95_lo}, {"ci95_hi", s.ci95_hi},
+          {"ci_level", s.ci_level}};
 }
 
 }  // namespace hetbench

@@ -78,7 +78,7 @@ class CudaProgram final : public Program {
     cudaError_t err = cudaLibraryGetKernel(&k, lib_, name.c_str());
     if (err != cudaSuccess) {
       cudaGetLastError();
-      throw PointError(fmt::format("{}: no kernel named '{}' ({}; kernels must be extern \"C\" __global__)", path_,
+      throw BuildError(fmt::format("{}: no kernel named '{}' ({}; kernels must be extern \"C\" __global__)", path_,
                                    name, cudaGetErrorName(err)));
     }
     kernels_[name] = k;
@@ -90,10 +90,10 @@ class CudaProgram final : public Program {
   do {                                                                                           \
     nvrtcResult hb_r_ = (call);                                                                  \
     if (hb_r_ != NVRTC_SUCCESS)                                                                  \
-      throw PointError(fmt::format("{}: {} failed with {}", where, #call, nvrtcGetErrorString(hb_r_))); \
+      throw BuildError(fmt::format("{}: {} failed with {}", where, #call, nvrtcGetErrorString(hb_r_))); \
   } while (0)
 
-// Source to CUBIN; a compile error throws PointError carrying the NVRTC log.
+// Source to CUBIN; a compile error throws BuildError carrying the NVRTC log.
 std::string compile_cubin(const ProgramSource& src, const std::vector<std::string>& opts, const std::string& dev_id) {
   nvrtcProgram prog = nullptr;
   HB_NVRTC(nvrtcCreateProgram(&prog, src.text.c_str(), src.path.c_str(), 0, nullptr, nullptr), src.path);
@@ -111,7 +111,7 @@ std::string compile_cubin(const ProgramSource& src, const std::vector<std::strin
     nvrtcDestroyProgram(&prog);
     std::string options;
     for (const auto& o : opts) options += (options.empty() ? "" : " ") + o;
-    throw PointError(fmt::format("kernel build failed: {} on {} with options '{}' ({}); build log:\n{}", src.path,
+    throw BuildError(fmt::format("kernel build failed: {} on {} with options '{}' ({}); build log:\n{}", src.path,
                                  dev_id, options, nvrtcGetErrorString(r), log));
   }
   std::string cubin;
@@ -120,7 +120,7 @@ std::string compile_cubin(const ProgramSource& src, const std::vector<std::strin
     if (nvrtcGetCUBIN(prog, cubin.data()) != NVRTC_SUCCESS) cubin.clear();
   }
   nvrtcDestroyProgram(&prog);
-  if (cubin.empty()) throw PointError(fmt::format("{}: NVRTC produced no CUBIN for {}", src.path, dev_id));
+  if (cubin.empty()) throw BuildError(fmt::format("{}: NVRTC produced no CUBIN for {}", src.path, dev_id));
   return cubin;
 }
 

@@ -53,6 +53,28 @@ int max_clock_mhz() {
   return mhz.empty() ? 0 : static_cast<int>(std::atof(mhz.c_str()));
 }
 
+// The highest cache level's size from sysfs (index*/level, index*/size as "32768K"),
+// else what glibc reports for L3 and L2; 0 where nothing says.
+std::uint64_t last_level_cache() {
+  int best_level = 0;
+  std::uint64_t best = 0;
+  for (int i = 0; i < 16; ++i) {
+    const std::string dir = fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/", i);
+    std::ifstream lf(dir + "level"), sf(dir + "size");
+    int level = 0;
+    std::uint64_t size = 0;
+    std::string unit;
+    if (!(lf >> level) || !(sf >> size)) continue;
+    sf >> unit;
+    size *= unit == "K" ? 1024 : unit == "M" ? 1048576 : 1;
+    if (level > best_level || (level == best_level && size > best)) best_level = level, best = size;
+  }
+  if (best) return best;
+  for (int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE})
+    if (long v = sysconf(name); v > 0) return static_cast<std::uint64_t>(v);
+  return 0;
+}
+
 }  // namespace
 
 HostBuffer::HostBuffer(std::size_t bytes) : Buffer(bytes) {
@@ -79,6 +101,7 @@ HostDevice::HostDevice() {
   info_.max_clock_mhz = max_clock_mhz();
   info_.global_mem = meminfo_kb("MemTotal") * 1024;
   info_.max_alloc = info_.global_mem;
+  info_.llc_bytes = last_level_cache();
   info_.fp64 = true;
   info_.max_wg = 1;
   info_.pref_wg_multiple = 1;

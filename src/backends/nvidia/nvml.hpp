@@ -2,7 +2,11 @@
 // one build runs on machines without the NVIDIA driver. Only the few calls hetbench uses.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <utility>
+
+#include "hetbench/device.hpp"
 
 namespace hetbench::nvml {
 
@@ -11,11 +15,21 @@ using Return = int;  // nvmlReturn_t; 0 is success
 constexpr Return kSuccess = 0;
 constexpr unsigned kClockSM = 1, kClockMem = 2;  // nvmlClockType_t
 
+// nvmlClocksEventReasons (formerly nvmlClocksThrottleReasons) bits, from the NVML API
+// reference. Idle, application-clock and display-clock settings are choices, not
+// slowdowns: a sample is marked throttled only for the others.
+constexpr std::uint64_t kReasonGpuIdle = 0x1, kReasonAppClocks = 0x2, kReasonSwPowerCap = 0x4,
+                        kReasonHwSlowdown = 0x8, kReasonSyncBoost = 0x10, kReasonSwThermal = 0x20,
+                        kReasonHwThermal = 0x40, kReasonHwPowerBrake = 0x80, kReasonDisplayClocks = 0x100;
+constexpr std::uint64_t kThrottleReasons =
+    kReasonSwPowerCap | kReasonHwSlowdown | kReasonSyncBoost | kReasonSwThermal | kReasonHwThermal | kReasonHwPowerBrake;
+
 struct Api {
   Return (*DeviceGetHandleByPciBusId)(const char*, Device*) = nullptr;
   Return (*DeviceGetPowerUsage)(Device, unsigned*) = nullptr;                   // mW
   Return (*DeviceGetTotalEnergyConsumption)(Device, unsigned long long*) = nullptr;  // mJ
   Return (*DeviceGetClockInfo)(Device, unsigned, unsigned*) = nullptr;          // MHz
+  Return (*DeviceGetCurrentClocksEventReasons)(Device, unsigned long long*) = nullptr;  // bits above
   Return (*DeviceGetCurrPcieLinkGeneration)(Device, unsigned*) = nullptr;
   Return (*DeviceGetCurrPcieLinkWidth)(Device, unsigned*) = nullptr;
   Return (*DeviceGetMaxPcieLinkGeneration)(Device, unsigned*) = nullptr;
@@ -28,5 +42,8 @@ const Api* api(std::string* why = nullptr);
 // NVML handle of the GPU at PCI domain:bus:device; nullptr with `why` set when not found.
 Device device_by_pci(unsigned domain, unsigned bus, unsigned dev, std::string* why = nullptr);
 std::string error(Return r);
+// The handle of a CUDA device or an NVIDIA OpenCL device, matched by PCI address, looked
+// up once per device; otherwise nullptr and why (one line).
+std::pair<Device, std::string> device_for(const DeviceInfo& info);
 
 }  // namespace hetbench::nvml

@@ -55,7 +55,7 @@ class ClProgram final : public Program {
     cl_int err = CL_SUCCESS;
     cl_kernel k = clCreateKernel(prog_, name.c_str(), &err);
     if (err != CL_SUCCESS)
-      throw PointError(fmt::format("{}: no kernel named '{}' ({})", path_, name, cl_error_name(err)));
+      throw BuildError(fmt::format("{}: no kernel named '{}' ({})", path_, name, cl_error_name(err)));
     kernels_[name] = k;
     return k;
   }
@@ -109,7 +109,7 @@ std::shared_ptr<Program> ClDevice::build(const ProgramSource& src) {
     if (err != CL_SUCCESS) {
       auto log = build_log(prog, dev_);
       clReleaseProgram(prog);
-      throw PointError(fmt::format("kernel build failed: {} on {} with options '{}' ({}); build log:\n{}", src.path,
+      throw BuildError(fmt::format("kernel build failed: {} on {} with options '{}' ({}); build log:\n{}", src.path,
                                    info_.id, options, cl_error_name(err), log));
     }
     ProgramCache::Built b{std::make_shared<ClProgram>(*this, prog, src.path), ""};

@@ -1,0 +1,122 @@
+// Loading NVML (dlopen) and finding the NVML handle of a hetbench device.
+#include <dlfcn.h>
+
+#include <map>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "backends/nvidia/nvml.hpp"
+
+namespace hetbench {
+
+namespace nvml {
+
+namespace {
+
+struct Loaded {
+  Api api;
+  std::string why;
+  bool ok = false;
+};
+
+Loaded load() {
+  Loaded l;
+  void* h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char* e = dlerror();
+    l.why = fmt::format("NVML unavailable: cannot load libnvidia-ml.so.1 ({})", e ? e : "not found");
+    return l;
+  }
+  auto sym = [&](const char* n) { return dlsym(h, n); };
+  auto init = reinterpret_cast<Return (*)()>(sym("nvmlInit_v2"));
+  if (!init) {
+    l.why = "NVML unavailable: libnvidia-ml.so.1 has no nvmlInit_v2";
+    return l;
+  }
+  l.api.ErrorString = reinterpret_cast<const char* (*)(Return)>(sym("nvmlErrorString"));
+  if (Return r = init(); r != kSuccess) {
+    l.why = fmt::format("NVML unavailable: nvmlInit_v2 failed ({})",
+                        l.api.ErrorString ? l.api.ErrorString(r) : std::to_string(r));
+    return l;
+  }
+  auto& a = l.api;
+  a.DeviceGetHandleByPciBusId =
+      reinterpret_cast<decltype(a.DeviceGetHandleByPciBusId)>(sym("nvmlDeviceGetHandleByPciBusId_v2"));
+  a.DeviceGetPowerUsage = reinterpret_cast<decltype(a.DeviceGetPowerUsage)>(sym("nvmlDeviceGetPowerUsage"));
+  a.DeviceGetTotalEnergyConsumption =
+      reinterpret_cast<decltype(a.DeviceGetTotalEnergyConsumption)>(sym("nvmlDeviceGetTotalEnergyConsumption"));
+  a.DeviceGetClockInfo = reinterpret_cast<decltype(a.DeviceGetClockInfo)>(sym("nvmlDeviceGetClockInfo"));
+  // Renamed in driver 535; the old name stays exported for older drivers.
+  a.DeviceGetCurrentClocksEventReasons =
+      reinterpret_cast<decltype(a.DeviceGetCurrentClocksEventReasons)>(sym("nvmlDeviceGetCurrentClocksEventReasons"));
+  if (!a.DeviceGetCurrentClocksEventReasons)
+    a.DeviceGetCurrentClocksEventReasons = reinterpret_cast<decltype(a.DeviceGetCurrentClocksEventReasons)>(
+        sym("nvmlDeviceGetCurrentClocksThrottleReasons"));
+  a.DeviceGetCurrPcieLinkGeneration =
+      reinterpret_cast<decltype(a.DeviceGetCurrPcieLinkGeneration)>(sym("nvmlDeviceGetCurrPcieLinkGeneration"));
+  a.DeviceGetCurrPcieLinkWidth =
+      reinterpret_cast<decltype(a.DeviceGetCurrPcieLinkWidth)>(sym("nvmlDeviceGetCurrPcieLinkWidth"));
+  a.DeviceGetMaxPcieLinkGeneration =
+      reinterpret_cast<decltype(a.DeviceGetMaxPcieLinkGeneration)>(sym("nvmlDeviceGetMaxPcieLinkGeneration"));
+  a.DeviceGetMaxPcieLinkWidth =
+      reinterpret_cast<decltype(a.DeviceGetMaxPcieLinkWidth)>(sym("nvmlDeviceGetMaxPcieLinkWidth"));
+  if (!a.DeviceGetHandleByPciBusId || !a.DeviceGetPowerUsage) {
+    l.why = "NVML unavailable: libnvidia-ml.so.1 lacks nvmlDeviceGetHandleByPciBusId_v2 or nvmlDeviceGetPowerUsage";
+    return l;
+  }
+  l.ok = true;  // the library stays loaded for the life of the process
+  return l;
+}
+
+}  // namespace
+
+const Api* api(std::string* why) {
+  static const Loaded l = load();
+  if (!l.ok && why) *why = l.why;
+  return l.ok ? &l.api : nullptr;
+}
+
+std::string error(Return r) {
+  const auto* a = api();
+  return a && a->ErrorString ? a->ErrorString(r) : fmt::format("NVML error {}", r);
+}
+
+Device device_by_pci(unsigned domain, unsigned bus, unsigned dev, std::string* why) {
+  const auto* a = api(why);
+  if (!a) return nullptr;
+  Device h = nullptr;
+  Return r = kSuccess;
+  for (const char* f : {"{:08x}:{:02x}:{:02x}.0", "{:04x}:{:02x}:{:02x}.0"}) {
+    r = a->DeviceGetHandleByPciBusId(fmt::format(fmt::runtime(f), domain, bus, dev).c_str(), &h);
+    if (r == kSuccess) return h;
+  }
+  if (why) *why = fmt::format("NVML knows no GPU at PCI {:04x}:{:02x}:{:02x}.0 ({})", domain, bus, dev, error(r));
+  return nullptr;
+}
+
+std::pair<Device, std::string> device_for(const DeviceInfo& i) {
+  static std::mutex mu;
+  static std::map<std::string, std::pair<Device, std::string>> known;
+  std::lock_guard lock(mu);
+  if (auto it = known.find(i.id); it != known.end()) return it->second;
+  std::pair<Device, std::string> out{nullptr, ""};
+  auto u = [&](const char* k) { return i.extra.contains(k) ? i.extra[k].get<unsigned>() : 0u; };
+  if (i.backend == BackendKind::Cuda && i.extra.contains("pci_bus")) {
+    out.first = device_by_pci(u("pci_domain"), u("pci_bus"), u("pci_device"), &out.second);
+  } else if (i.backend == BackendKind::OpenCL && i.extra.contains("pci_bus_id_nv")) {
+    const unsigned slot = u("pci_slot_id_nv");
+    out.first = device_by_pci(u("pci_domain_id_nv"), u("pci_bus_id_nv"), slot, &out.second);
+    if (!out.first)  // some drivers report (device << 3) | function
+      out.first = device_by_pci(u("pci_domain_id_nv"), u("pci_bus_id_nv"), slot >> 3, &out.second);
+  } else {
+    out.second = fmt::format("{} is not an NVIDIA GPU (NVML covers CUDA devices and NVIDIA OpenCL devices)", i.id);
+  }
+  if (out.first) out.second.clear();
+  known[i.id] = out;
+  return out;
+}
+
+}  // namespace nvml
+
+}  // namespace hetbench

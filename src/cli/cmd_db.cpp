@@ -1,0 +1,175 @@
+// hetbench db list|show|export|import|prune: the tuning database by hand
+// (docs/tuning-db.md).
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "hetbench/error.hpp"
+#include "hetbench/variant.hpp"
+#include "tuning/db.hpp"
+#include "util/json_file.hpp"
+
+namespace hetbench::cli {
+
+namespace {
+
+using tuning::TuningDb;
+using tuning::TuningEntry;
+
+std::string db_path(const std::string& option) {
+  auto p = tuning::resolve_db_path(option);
+  if (p.empty()) throw Error("no tuning database: --db none (or HETBENCH_DB=none) turns it off");
+  return p;
+}
+
+std::string params_text(const ParamValues& p) { return p.empty() ? "-" : format_params(p); }
+
+int list(const std::string& path) {
+  auto db = TuningDb::open_if_exists(path);
+  if (!db) {
+    fmt::print(stderr, "hetbench: no tuning database at {} yet\n", path);
+    return 0;
+  }
+  const auto entries = db->list();
+  fmt::print("{:>4}  {:<28} {:<26} {:<4} {:<10} {:<36} {:<24} {:>12}  {}\n", "id", "device", "variant", "prec",
+             "storage", "class", "params", "rate", "strategy");
+  for (const auto& e : entries)
+    fmt::print("{:>4}  {:<28} {:<26} {:<4} {:<10} {:<36} {:<24} {:>12}  {}\n", e.id, e.device.name.substr(0, 28),
+               e.variant_id, name(e.precision), e.storage.empty() ? "-" : e.storage, e.problem.label,
+               params_text(e.params), fmt::format("{:.4g} {}", e.rate, e.unit), e.strategy);
+  fmt::print(stderr, "hetbench: {} entries in {}\n", entries.size(), path);
+  return 0;
+}
+
+int show(const std::string& path, std::int64_t id) {
+  auto db = TuningDb::open_if_exists(path);
+  auto e = db ? db->get(id) : std::nullopt;
+  if (!e) throw Error(fmt::format("tuning database {}: no entry {}", path, id));
+  fmt::print("{}\n", to_json(*e).dump(2));
+  return 0;
+}
+
+int export_json(const std::string& path, const std::string& out) {
+  auto db = TuningDb::open_if_exists(path);
+  nlohmann::json entries = nlohmann::json::array();
+  if (db)
+    for (const auto& e : db->list()) entries.push_back(to_json(e));
+  const nlohmann::json j = {{"hetbench_tuning_db", 1}, {"entries", entries}};
+  if (out.empty() || out == "-") {
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    std::ofstream f(out);
+    if (!(f << j.dump(2) << '\n')) throw Error(fmt::format("cannot write '{}'", out));
+  }
+  fmt::print(stderr, "hetbench: exported {} entries from {}\n", entries.size(), path);
+  return 0;
+}
+
+int import_json(const std::string& path, const std::string& file) {
+  const auto j = read_json_file(file);
+  if (!j.is_object() || !j.contains("entries") || !j["entries"].is_array())
+    throw Error(fmt::format("{}: key 'entries': expected an array (a file written by `hetbench db export`)", file));
+  // Every entry is checked before any is written, so a bad file changes nothing.
+  std::vector<TuningEntry> entries;
+  for (std::size_t i = 0; i < j["entries"].size(); ++i)
+    entries.push_back(tuning::entry_from_json(j["entries"][i], fmt::format("{}: entries[{}]", file, i)));
+  TuningDb db(path);
+  int stored = 0;
+  for (const auto& e : entries) stored += db.put(e).second;
+  fmt::print(stderr, "hetbench: imported {} of {} entries into {} ({} kept an existing entry at least as fast)\n",
+             stored, entries.size(), path, entries.size() - stored);
+  return 0;
+}
+
+// "30" or "30d" days, "12h" hours.
+std::chrono::seconds age(const std::string& s) {
+  std::size_t used = 0;
+  long long n = -1;
+  try {
+    n = std::stoll(s, &used);
+  } catch (const std::exception&) {
+  }
+  const std::string unit = s.substr(used);
+  if (n < 0 || (unit != "" && unit != "d" && unit != "h"))
+    throw Error(fmt::format("--older-than '{}': expected days (30, 30d) or hours (12h)", s));
+  return std::chrono::seconds(n * (unit == "h" ? 3600 : 86400));
+}
+
+int prune(const std::string& path, const std::string& device, const std::string& older) {
+  if (!TuningDb::open_if_exists(path)) throw Error(fmt::format("tuning database {} does not exist", path));
+  TuningDb db(path);
+  std::map<std::string, std::string> current;  // variant id -> its hash now
+  for (const auto& v : all_variants()) current[v->id()] = tuning::variant_hash(*v);
+  std::string cutoff;
+  if (!older.empty())
+    cutoff = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                         fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now() - age(older))));
+  std::vector<std::int64_t> ids;
+  int unknown = 0;
+  for (const auto& e : db.list()) {
+    std::string why;
+    if (device.empty() && older.empty()) {
+      // Without selectors: entries no current variant can use. A variant not loaded now
+      // (one from --kernels, or a library this build lacks) may still exist: kept.
+      auto it = current.find(e.variant_id);
+      if (it == current.end()) ++unknown;
+      else if (it->second != e.variant_hash) why = "the variant's source or metadata changed since it was tuned";
+    } else {
+      const bool dev = device.empty() || e.device.name.find(device) != std::string::npos;
+      const bool old = older.empty() || e.timestamp < cutoff;
+      if (dev && old)
+        why = fmt::format("{}{}", device.empty() ? "" : "device matches '" + device + "'",
+                          older.empty() ? "" : fmt::format("{}older than {}", device.empty() ? "" : ", ", older));
+    }
+    if (why.empty()) continue;
+    fmt::print("removed {}: {} on {} {} {} ({})\n", e.id, e.variant_id, e.device.name, name(e.precision),
+               e.problem.label, why);
+    ids.push_back(e.id);
+  }
+  const int n = db.remove(ids);
+  fmt::print(stderr, "hetbench: removed {} entries from {}\n", n, path);
+  if (unknown)
+    fmt::print(stderr, "hetbench: kept {} entries of variants not loaded now (give their --kernels to check them)\n",
+               unknown);
+  return 0;
+}
+
+}  // namespace
+
+Command add_db(CLI::App& app) {
+  auto* sub = app.add_subcommand("db", "the tuning database: list, show, export, import, prune");
+  struct Opts {
+    std::string db, out, file, device, older;
+    std::int64_t id = 0;
+  };
+  auto o = std::make_shared<Opts>();
+  sub->add_option("--db", o->db, "database file (default: $HETBENCH_DB or ~/.local/share/hetbench/tuning.db)");
+  sub->require_subcommand(1, 1);
+  auto* l = sub->add_subcommand("list", "one line per entry");
+  auto* s = sub->add_subcommand("show", "everything about one entry, as JSON");
+  s->add_option("id", o->id, "entry id (see list)")->required();
+  auto* x = sub->add_subcommand("export", "every entry as JSON");
+  x->add_option("--out", o->out, "file to write (default: stdout)");
+  auto* i = sub->add_subcommand("import", "merge entries from an exported file; for the same key the better rate wins");
+  i->add_option("file", o->file, "JSON file written by `hetbench db export`")->required();
+  auto* p = sub->add_subcommand("prune", "remove entries: stale ones (variant changed or gone), or those selected");
+  p->add_option("--device", o->device, "entries of devices whose name contains this");
+  p->add_option("--older-than", o->older, "entries older than this: 30, 30d or 12h");
+  for (auto* c : {l, s, x, i, p}) c->add_option("--db", o->db, "database file");
+  return {sub, [o, l, s, x, i, p] {
+            const auto path = db_path(o->db);
+            if (l->parsed()) return list(path);
+            if (s->parsed()) return show(path, o->id);
+            if (x->parsed()) return export_json(path, o->out);
+            if (i->parsed()) return import_json(path, o->file);
+            if (p->parsed()) return prune(path, o->device, o->older);
+            return 0;
+          }};
+}
+
+}  // namespace hetbench::cli

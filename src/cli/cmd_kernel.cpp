@@ -1,0 +1,131 @@
+// hetbench kernel export-t1 VARIANT [--out FILE] and kernel import-t1 FILE --out DIR
+// [--name NAME]: kernel variants as T1 tuning-problem descriptions (docs/interop.md).
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "hetbench/error.hpp"
+#include "interop/t1.hpp"
+#include "util/json_file.hpp"
+
+namespace hetbench::cli {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+void write_text(const fs::path& file, const std::string& text) {
+  std::ofstream f(file);
+  f << text;
+  if (!f) throw Error(fmt::format("cannot write '{}'", file.string()));
+}
+
+const KernelVariant& find_kernel_variant(const std::string& which) {
+  std::vector<const Variant*> found;
+  std::string ids;
+  for (const auto& v : all_variants()) {
+    if (v->kind == VariantKind::Kernel) ids += (ids.empty() ? "" : ", ") + v->id();
+    if (v->id() == which) {
+      found = {v.get()};
+      break;
+    }
+    if (v->name == which) found.push_back(v.get());
+  }
+  if (found.size() > 1) {
+    std::string list;
+    for (const auto* v : found) list += (list.empty() ? "" : ", ") + v->id();
+    throw Error(fmt::format("variant '{}' is ambiguous: give one of {}", which, list));
+  }
+  if (found.empty()) throw Error(fmt::format("unknown variant '{}': kernel variants are {}", which, ids));
+  const auto* k = dynamic_cast<const KernelVariant*>(found.front());
+  if (!k)
+    throw Error(fmt::format("{} is a {} variant: only kernel variants have a T1 description", found.front()->id(),
+                            to_string(found.front()->kind)));
+  return *k;
+}
+
+// The files the metadata pastes before the kernel, as absolute paths, resolved as
+// src/kernel/metadata.cpp resolves them (beside the metadata, then under the kernel root).
+std::vector<std::string> metadata_includes(const KernelVariant& v) {
+  std::vector<std::string> out;
+  if (fs::path(v.origin).extension() != ".json" || !fs::exists(v.origin)) return out;
+  const auto j = read_json_file<ojson>(v.origin);
+  if (!j.contains("includes")) return out;
+  for (const auto& inc : j["includes"]) {
+    fs::path p = fs::path(v.origin).parent_path() / inc.get<std::string>();
+    if (!fs::exists(p)) p = fs::path(kernel_dir()) / inc.get<std::string>();
+    out.push_back(fs::absolute(p).lexically_normal().string());
+  }
+  return out;
+}
+
+int export_t1(const std::string& which, const std::string& out) {
+  const KernelVariant& v = find_kernel_variant(which);
+  if (out.empty()) {
+    // On stdout the document points at the installed source and its includes.
+    T1Source src{fs::absolute(v.source_path).lexically_normal().string(), metadata_includes(v)};
+    fmt::print("{}\n", variant_to_t1(v, src).dump(2));
+    return 0;
+  }
+  // Beside a file, the source goes along as hetbench builds it (includes pasted in), so
+  // that the pair is self-contained, as Kernel Tuner expects KernelFile beside the T1 file.
+  const fs::path file(out);
+  const fs::path source = file.parent_path() / fs::path(v.source_path).filename();
+  if (fs::exists(source) && fs::equivalent(source, v.source_path))
+    throw Error(fmt::format("--out {}: the kernel source would overwrite {} itself; choose another folder", out,
+                            v.source_path));
+  const ojson doc = variant_to_t1(v, T1Source{source.filename().string(), {}});
+  if (file.has_parent_path()) fs::create_directories(file.parent_path());
+  write_text(source, v.source_text);
+  write_text(file, doc.dump(2) + "\n");
+  fmt::print(stderr, "hetbench: {} -> {} and {}\n", v.id(), file.string(), source.string());
+  return 0;
+}
+
+int import_t1(const std::string& file, const std::string& out_dir, const std::string& name) {
+  const auto t1 = read_json_file<ojson>(file);
+  const T1Import imp = t1_to_metadata(t1, file, name);
+  const fs::path dir(out_dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!fs::is_directory(dir)) throw Error(fmt::format("cannot create output folder '{}'", out_dir));
+  const fs::path source = dir / imp.source.filename();
+  if (!fs::exists(source) || !fs::equivalent(source, imp.source))
+    fs::copy_file(imp.source, source, fs::copy_options::overwrite_existing);
+  const fs::path meta = dir / (imp.metadata["name"].get<std::string>() + ".json");
+  write_text(meta, imp.metadata.dump(2) + "\n");
+  // Read back as `--kernels` will read it, so that a bad translation is said now.
+  try {
+    parse_variant_json(imp.metadata, dir.string(), meta.string());
+  } catch (const Error& e) {
+    fs::remove(meta, ec);
+    throw Error(fmt::format("{}: the translated metadata is not valid: {}", file, e.what()));
+  }
+  fmt::print(stderr, "hetbench: {} -> {} and {}\n", file, meta.string(), source.string());
+  return 0;
+}
+
+}  // namespace
+
+Command add_kernel(CLI::App& app) {
+  auto* sub = app.add_subcommand("kernel", "kernel variants in other formats");
+  sub->require_subcommand(1);
+  auto* ex = sub->add_subcommand("export-t1", "a kernel variant as a T1 tuning-problem description");
+  auto variant = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  ex->add_option("variant", *variant, "a variant id (backend/op/name) or an unambiguous name")->required();
+  ex->add_option("--out", *out, "the T1 file (default: stdout); the kernel source is written beside it");
+  auto* im = sub->add_subcommand("import-t1", "a T1 file as kernel metadata and its source");
+  auto file = std::make_shared<std::string>();
+  auto dir = std::make_shared<std::string>();
+  auto name = std::make_shared<std::string>();
+  im->add_option("file", *file, "the T1 file")->required();
+  im->add_option("--out", *dir, "the folder for the metadata JSON and the source")->required();
+  im->add_option("--name", *name, "the variant's name (default: the one in the file)");
+  return {sub, [=] { return ex->parsed() ? export_t1(*variant, *out) : import_t1(*file, *dir, *name); }};
+}
+
+}  // namespace hetbench::cli

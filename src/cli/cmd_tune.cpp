@@ -1,0 +1,108 @@
+// hetbench tune OP ...: the selectors of run, a strategy and a budget; --resume continues
+// an interrupted tuning in its folder (docs/tuning.md).
+#include <set>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "hetbench/error.hpp"
+#include "tune/db_hook.hpp"
+#include "tune/search.hpp"
+#include "tune/tuner.hpp"
+#include "util/random.hpp"
+
+namespace hetbench::cli {
+
+namespace {
+
+struct TuneOpts {
+  RunSelectors sel;
+  std::string strategy = "random", budget, out = "hetbench-results", resume, db;
+  std::uint64_t seed = 0;
+};
+
+// A resumed tuning must ask for what the recorded one asked: anything else would mix two
+// searches in one folder. Compared are the keys given (and with `all`, every key of both).
+void check_same(const std::string& dir, const char* what, const nlohmann::json& recorded, const nlohmann::json& given,
+                bool all) {
+  std::set<std::string> keys;
+  for (const auto& [k, v] : given.items()) keys.insert(k);
+  if (all)
+    for (const auto& [k, v] : recorded.items()) keys.insert(k);
+  std::string diff;
+  for (const auto& k : keys) {
+    const auto r = recorded.value(k, nlohmann::json()), g = given.value(k, nlohmann::json());
+    if (r != g) diff += fmt::format("{}{} was {} and is now {}", diff.empty() ? "" : "; ", k, r.dump(), g.dump());
+  }
+  if (!diff.empty()) throw Error(fmt::format("--resume '{}': the {} differ from the recorded tuning: {}", dir, what, diff));
+}
+
+// The selector options and the keys of a recorded run they set.
+const std::vector<std::pair<const char*, const char*>> kSelectorKeys{
+    {"--variant", "variants"}, {"--device", "devices"}, {"--precision", "precisions"},
+    {"--size", "sizes"},       {"--matrix", "matrices"}, {"--param", "params"},
+    {"--reps", "reps"},        {"--warmup", "warmup"},  {"--include-transfers", "include_transfers"}};
+
+}  // namespace
+
+Command add_tune(CLI::App& app, const std::string& command_line) {
+  auto* sub = app.add_subcommand("tune", "tune each variant's parameters per problem with a search strategy");
+  auto o = std::make_shared<TuneOpts>();
+  sub->add_option("op", o->sel.r.op, "copy, axpy, dot, spmv, gemm (optional with --resume)");
+  add_run_selectors(sub, o->sel);
+  sub->add_option("--strategy", o->strategy, "exhaustive, random, annealing, genetic or bayes")->capture_default_str();
+  sub->add_option("--budget", o->budget,
+                  "per problem and variant: evaluations (40), a fraction of the space (15%), or in all a time (90s, 10m, "
+                  "1h); default 100% for exhaustive, 15% otherwise");
+  sub->add_option("--seed", o->seed, "seed of the strategy and the inputs (default: a fresh one, recorded)");
+  sub->add_option("--out", o->out, "results root folder (an experiment folder is created inside)")->capture_default_str();
+  sub->add_option("--resume", o->resume, "continue the interrupted tuning in this experiment folder");
+  sub->add_option("--db", o->db, "tuning database the best parameters go to (default: $HETBENCH_DB or "
+                                 "~/.local/share/hetbench/tuning.db; none: do not store them)");
+  return {sub, [o, sub, command_line] {
+            tune::check_strategy(o->strategy);
+            // Opened before anything is measured: a foreign or corrupt file stops here.
+            const std::string db_path = tuning::resolve_db_path(o->db);
+            std::unique_ptr<tuning::TuningDb> db;
+            if (!db_path.empty()) db = std::make_unique<tuning::TuningDb>(db_path);
+            const auto hook = [&](std::uint64_t seed) { return db ? tune::database_hook(*db, seed) : tune::ResultHook{}; };
+            tune::TuneSettings s;
+            s.strategy = o->strategy;
+            s.budget = tune::parse_budget(o->budget.empty() ? (o->strategy == "exhaustive" ? "100%" : "15%") : o->budget);
+            s.seed = sub->count("--seed") ? o->seed : fresh_seed();
+            if (!o->resume.empty()) {
+              auto [e, rec] = tune::recorded_tuning(o->resume);
+              if (e.runs.size() != 1)
+                throw Error(fmt::format("--resume '{}': the recorded tuning has {} runs", o->resume, e.runs.size()));
+              // With the op, the whole command line is compared; without, the selectors given.
+              RunSelectors sel = o->sel;
+              if (sel.r.op.empty()) sel.r.op = e.runs[0].op;
+              const nlohmann::json now = to_json(sel.run_spec());
+              nlohmann::json asked = nlohmann::json::object();
+              for (const auto& [opt, key] : kSelectorKeys)
+                if (sub->count(opt) && now.contains(key)) asked[key] = now[key];
+              check_same(o->resume, "selectors", to_json(e.runs[0]), o->sel.r.op.empty() ? asked : now,
+                         !o->sel.r.op.empty());
+              nlohmann::json given = nlohmann::json::object();
+              if (sub->count("--strategy")) given["strategy"] = s.strategy;
+              if (!o->budget.empty()) given["budget"] = s.budget.text;
+              if (sub->count("--seed")) given["seed"] = s.seed;
+              nlohmann::json recorded = tune::to_json(rec);
+              for (auto& [k, v] : recorded.items())
+                if (!given.contains(k)) given[k] = v;
+              check_same(o->resume, "tuning settings", recorded, given, true);
+              return tune::tune_experiment(e, rec, o->resume, hook(e.seed));
+            }
+            if (o->sel.r.op.empty()) throw Error("tune: give the op to tune (or --resume EXPERIMENT)");
+            Experiment e;
+            e.runs.push_back(o->sel.run_spec());
+            e.name = "tune-" + e.runs[0].op;
+            e.out_root = o->out;
+            e.command_line = command_line;
+            e.seed = s.seed;
+            e.spec["seed"] = s.seed;
+            return tune::tune_experiment(e, s, std::nullopt, hook(e.seed));
+          }};
+}
+
+}  // namespace hetbench::cli

@@ -1,0 +1,132 @@
+#include "engine/plan_params.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engine/plan.hpp"
+#include "tuning/auto_rule.hpp"
+
+namespace hetbench {
+
+namespace {
+
+bool in_domain(const ParamDef& p, long long x) { return std::find(p.values.begin(), p.values.end(), x) != p.values.end(); }
+
+}  // namespace
+
+std::vector<ParamValues> param_sets(const Variant& v, const std::map<std::string, std::vector<long long>>& given,
+                                   bool whole_domains) {
+  std::vector<ParamValues> sets{ParamValues{}};
+  for (const auto& p : v.params) {
+    std::vector<long long> vals = given.count(p.name) ? given.at(p.name)
+                                  : whole_domains     ? p.values
+                                                      : std::vector<long long>{p.def};
+    std::vector<ParamValues> next;
+    for (const auto& s : sets)
+      for (auto x : vals) {
+        auto t = s;
+        t[p.name] = x;
+        next.push_back(std::move(t));
+      }
+    sets = std::move(next);
+  }
+  std::erase_if(sets, [&](const ParamValues& pv) {
+    return std::any_of(pv.begin(), pv.end(), [&](const auto& kx) { return !in_domain(*v.param(kx.first), kx.second); });
+  });
+  return sets;
+}
+
+const std::string& ParamResolver::hash(const Variant& v) {
+  auto it = hashes_.find(&v);
+  if (it == hashes_.end()) it = hashes_.emplace(&v, tuning::variant_hash(v)).first;
+  return it->second;
+}
+
+const tuning::ProblemClass& ParamResolver::problem(const RunPlan& r, std::size_t size) {
+  auto key = std::make_pair(&r, size);
+  auto it = classes_.find(key);
+  if (it == classes_.end()) {
+    const auto& f = size < r.features.size() ? r.features[size] : nlohmann::json::object();
+    it = classes_.emplace(key, tuning::classify(r.op->name(), r.sizes[size], f)).first;
+  }
+  return it->second;
+}
+
+std::optional<tuning::LookupHit> ParamResolver::lookup(const RunPlan& r, std::size_t size, const Device& dev,
+                                                       Precision p, const std::vector<const Variant*>& vs) {
+  if (!db_) return std::nullopt;
+  tuning::LookupQuery q;
+  q.device = tuning::DeviceIdentity::of(dev.info());
+  for (const auto* v : vs) q.variants.push_back({v->id(), hash(*v)});
+  q.precision = p;
+  q.storage = tuning::storage_key(*r.op, r.sizes[size]);
+  q.problem = problem(r, size);
+  return db_->lookup(q);
+}
+
+ResolvedParams ParamResolver::resolve(const RunPlan& r, std::size_t size, const Device& dev, Precision p,
+                                      const Variant& v, const ParamValues& set,
+                                      const std::optional<tuning::LookupHit>& found) {
+  ResolvedParams out;
+  out.values = set;
+  std::vector<const ParamDef*> open;  // not given on the command line
+  for (const auto& d : v.params) {
+    if (r.spec->whole_domains && set.count(d.name)) {  // tune: every value is part of the space
+      out.source[d.name] = "tuning space";
+      continue;
+    }
+    const auto g = r.given.find(d.name);
+    if (g != r.given.end() && set.count(d.name) &&
+        std::find(g->second.begin(), g->second.end(), set.at(d.name)) != g->second.end()) {
+      out.source[d.name] = "command line";
+      continue;
+    }
+    out.values[d.name] = d.default_for(p);
+    out.source[d.name] = d.def_by_precision.count(p) ? fmt::format("metadata {}", name(p)) : "metadata";
+    open.push_back(&d);
+  }
+  if (open.empty()) return out;
+  auto hit = found ? found : lookup(r, size, dev, p, {&v});
+  if (!hit) return out;
+  ResolvedParams tuned = out;
+  const auto from = fmt::format("db:{} {}, distance {:.3g}", hit->entry.id, to_string(hit->level), hit->distance);
+  for (const auto* d : open)
+    if (auto it = hit->entry.params.find(d->name); it != hit->entry.params.end() && in_domain(*d, it->second)) {
+      tuned.values[d->name] = it->second;
+      tuned.source[d->name] = from;
+    }
+  // Values tuned on a neighbouring class may break a constraint of this problem (a
+  // work-group larger than n): then the defaults, unless they break it too.
+  const Sizes& s = r.sizes[size];
+  if (!v.violated_constraint(dev, s, p, tuned.values).empty() && v.violated_constraint(dev, s, p, out.values).empty())
+    return out;
+  return tuned;
+}
+
+std::optional<AutoPick> ParamResolver::pick(const RunPlan& r, std::size_t size, const Device& dev, Precision p) {
+  std::vector<const Variant*> pool;
+  for (const auto& v : r.auto_pool)
+    if (v->backend == dev.kernel_language() && v->unsupported_reason(dev, p).empty()) pool.push_back(v.get());
+  if (pool.empty()) return std::nullopt;
+  AutoPick out;
+  if (auto hit = lookup(r, size, dev, p, pool)) {
+    for (const auto* v : pool)
+      if (v->id() == hit->entry.variant_id) out.variant = v;
+    out.why = {{"chosen", hit->entry.variant_id},
+               {"reason", fmt::format("db entry {}, {}, distance {:.3g}", hit->entry.id, to_string(hit->level),
+                                      hit->distance)}};
+    out.hit = std::move(hit);
+    return out;
+  }
+  std::vector<std::string> names;
+  for (const auto* v : pool) names.push_back(v->name);
+  const auto& f = size < r.features.size() ? r.features[size] : nlohmann::json::object();
+  const auto rule = tuning::rule_choice(r.op->name(), f, names);
+  for (const auto* v : pool)
+    if (v->name == rule->name) out.variant = v;
+  out.why = {{"chosen", out.variant->id()}, {"reason", rule->reason}};
+  return out;
+}
+
+}  // namespace hetbench

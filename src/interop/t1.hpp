@@ -1,0 +1,37 @@
+// Kernel variants as T1 documents: the tuning-problem description of the Auto-Tuning
+// Association's TuningSchema (as Kernel Tuner carries it: kernel_tuner/schema/T1/1.0.0),
+// and T1 documents back into hetbench kernel metadata (docs/metadata-format.md).
+// docs/interop.md says what maps to what.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "kernel/kernel_variant.hpp"
+
+namespace hetbench {
+
+// Where the T1 document says the kernel source is. Kernel Tuner looks for KernelFile
+// beside the T1 file first.
+struct T1Source {
+  std::string kernel_file;            // KernelFile as written into the document
+  std::vector<std::string> includes;  // files hetbench pastes before it (absolute paths)
+};
+
+// The T1 document of a kernel variant; throws Error naming the variant's metadata file
+// and the expression that has no Python translation.
+nlohmann::ordered_json variant_to_t1(const KernelVariant& v, const T1Source& src);
+
+// A T1 document as hetbench metadata. The source named by KernelFile is looked up beside
+// the T1 file, then as given; `source` receives its path. `name`, when not empty,
+// replaces the variant's name. Throws Error naming the file, the key and the expression.
+struct T1Import {
+  nlohmann::ordered_json metadata;
+  std::filesystem::path source;
+};
+T1Import t1_to_metadata(const nlohmann::ordered_json& t1, const std::filesystem::path& t1_file,
+                        const std::string& name = "");
+
+}  // namespace hetbench

@@ -1,0 +1,39 @@
+#include "tune/db_hook.hpp"
+
+#include <fmt/format.h>
+
+namespace hetbench::tune {
+
+bool rated_by_flops(const std::string& op) { return op == "gemm" || op == "peak"; }
+
+ResultHook database_hook(tuning::TuningDb& db, std::uint64_t seed) {
+  return [&db, seed](const TuningResult& r) {
+    if (!r.found || !r.device_ref || !r.variant_ref || !r.op_ref) return;
+    const bool flops = rated_by_flops(r.op) && r.gflops;
+    tuning::TuningEntry e;
+    e.device = tuning::DeviceIdentity::of(r.device_ref->info());
+    e.variant_id = r.variant_id;
+    e.variant_hash = tuning::variant_hash(*r.variant_ref);
+    e.precision = r.prec;
+    e.storage = tuning::storage_key(*r.op_ref, r.problem);
+    // The record's features are the op's (a matrix's row statistics): reading the input
+    // again is needed only when no point recorded them.
+    const bool have = r.features.is_object() && !r.features.empty();
+    e.problem = tuning::classify(r.op, r.problem, have ? r.features : r.op_ref->features(r.problem, seed));
+    e.params = r.params;
+    e.rate = flops ? *r.gflops : r.gbs.value_or(0);
+    e.rate_lo = flops ? r.gflops_lo.value_or(e.rate) : r.gbs_lo.value_or(e.rate);
+    e.rate_hi = flops ? r.gflops_hi.value_or(e.rate) : r.gbs_hi.value_or(e.rate);
+    e.unit = flops ? "GFLOP/s" : "GB/s";
+    e.experiment = r.experiment;
+    e.point = r.point;
+    e.strategy = r.strategy;
+    e.evaluations = static_cast<int>(r.evaluations);
+    const auto [id, stored] = db.put(e);
+    fmt::print(stderr, "hetbench: tuning database {}: {} {} {} {} -> entry {}{}\n", db.path().string(), r.variant_id,
+               r.precision, e.problem.label, format_params(r.params), id,
+               stored ? "" : " (kept: the entry there is faster)");
+  };
+}
+
+}  // namespace hetbench::tune

@@ -1,0 +1,255 @@
+// plan (whole domains) -> per problem and variant: a space, a strategy, and each new
+// evaluation measured by the engine and appended to the experiment folder.
+#include "tune/tuner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "engine/interrupt.hpp"
+#include "engine/plan.hpp"
+#include "engine/provenance.hpp"
+#include "engine/results.hpp"
+#include "engine/runner.hpp"
+#include "hetbench/error.hpp"
+#include "tune/progress.hpp"
+#include "tune/search.hpp"
+#include "tune/summary.hpp"
+#include "tune/ties.hpp"
+#include "util/json_file.hpp"
+#include "util/random.hpp"
+
+namespace hetbench::tune {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The points of one variant on one problem: consecutive in the plan's order.
+struct Task {
+  std::vector<const PlannedPoint*> points;  // those that satisfy the constraints
+  std::size_t pruned = 0;
+};
+
+bool same_task(const PlannedPoint& a, const PlannedPoint& b) {
+  return a.run == b.run && a.prec == b.prec && a.size == b.size && a.device == b.device && a.variant == b.variant;
+}
+
+std::vector<Task> tasks_of(const Plan& plan) {
+  std::vector<Task> tasks;
+  const PlannedPoint* prev = nullptr;
+  for (const auto& p : plan.points) {
+    if (!prev || !same_task(*prev, p)) tasks.emplace_back();
+    prev = &p;
+    if (p.skip.empty()) tasks.back().points.push_back(&p);
+    else ++tasks.back().pruned;
+  }
+  return tasks;
+}
+
+// The axes are the values the plan gave each parameter (pruned points included), so a
+// neighbour is one step along the asked range.
+Space space_of(const Plan& plan, const Task& t, std::size_t first_point) {
+  const Variant& v = *plan.points[first_point].variant;
+  std::vector<Axis> axes;
+  for (const auto& pd : v.params) {
+    Axis a{pd.name, {}, -1};
+    for (std::size_t i = first_point; i < plan.points.size() && same_task(plan.points[first_point], plan.points[i]); ++i)
+      a.values.push_back(plan.points[i].params.at(pd.name));
+    std::sort(a.values.begin(), a.values.end());
+    a.values.erase(std::unique(a.values.begin(), a.values.end()), a.values.end());
+    auto it = std::find(a.values.begin(), a.values.end(), pd.def);
+    if (it != a.values.end()) a.def = static_cast<int>(it - a.values.begin());
+    axes.push_back(std::move(a));
+  }
+  std::vector<Config> configs;
+  for (const auto* p : t.points) {
+    Config c;
+    for (const auto& a : axes)
+      c.push_back(static_cast<int>(std::find(a.values.begin(), a.values.end(), p->params.at(a.name)) - a.values.begin()));
+    configs.push_back(std::move(c));
+  }
+  return Space(std::move(axes), std::move(configs));
+}
+
+Measured measured_of(std::size_t config, const nlohmann::json& rec) {
+  Measured m{config, false, 0, 0, 0};
+  if (rec.value("status", "") != "ok" || !rec.contains("timing")) return m;
+  const auto& s = rec["timing"]["seconds"];
+  m.median = s.value("median", 0.0);
+  m.lo = s.value("ci95_lo", m.median);
+  m.hi = s.value("ci95_hi", m.median);
+  m.valid = m.median > 0;
+  return m;
+}
+
+// Higher is better: problems per second.
+double score_of(const Measured& m) { return m.valid ? 1 / m.median : kInvalid; }
+
+std::string rate_text(const nlohmann::json& rec) {
+  if (rec.contains("gflops") && rec["gflops"].is_number() && rec["gflops"].get<double>() > 0 && rec["op"] == "gemm")
+    return fmt::format("{:.2f} GFLOP/s", rec["gflops"].get<double>());
+  if (rec.contains("gbs") && rec["gbs"].is_number()) return fmt::format("{:.2f} GB/s", rec["gbs"].get<double>());
+  return "?";
+}
+
+// Records of earlier sessions, by task and configuration.
+using Recorded = std::map<std::size_t, std::map<ParamValues, nlohmann::json>>;
+
+Recorded recorded_by_task(const std::vector<nlohmann::json>& recs) {
+  Recorded out;
+  for (const auto& r : recs)
+    if (r.contains("tune")) out[r["tune"].value("task", std::size_t{0})][r.value("params", ParamValues{})] = r;
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const TuneSettings& s) {
+  return {{"strategy", s.strategy}, {"budget", s.budget.text}, {"seed", s.seed}};
+}
+
+std::pair<Experiment, TuneSettings> recorded_tuning(const std::filesystem::path& dir) {
+  const auto path = dir / "experiment.json";
+  if (!std::filesystem::exists(path))
+    throw Error(fmt::format("--resume '{}': cannot read '{}'", dir.string(), path.string()));
+  const nlohmann::json j = read_json_file(path.string());
+  if (!j.contains("tune") || !j["tune"].is_object() || !j.contains("runs") || !j["runs"].is_array())
+    throw Error(fmt::format("--resume '{}': '{}' records no tuning (key 'tune')", dir.string(), path.string()));
+  Experiment e;
+  e.name = j.value("name", "tune");
+  e.seed = j.value("seed", std::uint64_t{0});
+  e.command_line = j.value("command_line", "");
+  for (std::size_t i = 0; i < j["runs"].size(); ++i)
+    e.runs.push_back(run_spec_from_json(j["runs"][i], fmt::format("{} runs[{}]", path.string(), i)));
+  TuneSettings s;
+  s.strategy = j["tune"].value("strategy", "");
+  s.budget = parse_budget(j["tune"].value("budget", ""));
+  s.seed = j["tune"].value("seed", e.seed);
+  return {e, s};
+}
+
+int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std::filesystem::path>& resume,
+                    const ResultHook& on_result) {
+  check_strategy(s.strategy);
+  for (auto& r : e.runs) r.whole_domains = true;
+  e.seed = s.seed;
+  const Plan plan = plan_experiment(e);
+  const auto tasks = tasks_of(plan);
+  std::unique_ptr<ExperimentWriter> writer;
+  std::vector<nlohmann::json> earlier;
+  if (resume) {
+    writer = std::make_unique<ExperimentWriter>(ExperimentWriter::Reopen{}, *resume);
+    earlier = read_results(*resume);
+  } else {
+    auto exp = experiment_json(e, plan);
+    exp["tune"] = to_json(s);
+    writer = std::make_unique<ExperimentWriter>(e.out_root, e.name, exp);
+  }
+  fmt::print(stderr, "hetbench: {} in {}\n", resume ? "resuming the tuning" : "recording", writer->dir().string());
+  for (const auto& why : plan.left_out) fmt::print(stderr, "hetbench: {}\n", why);
+  const Recorded recorded = recorded_by_task(earlier);
+  int next_point = static_cast<int>(earlier.size());
+  double time_used = 0;  // by the tasks before, earlier sessions included
+
+  std::vector<TuningResult> results;
+  InterruptGuard guard;
+  PointInputs inputs(plan, e.seed);
+  std::size_t first = 0;
+  for (std::size_t k = 0; k < tasks.size() && !interrupted(); first += tasks[k].points.size() + tasks[k].pruned, ++k) {
+    const Task& t = tasks[k];
+    const PlannedPoint& head = plan.points[first];
+    const RunPlan& run = plan.runs[head.run];
+    const Space space = space_of(plan, t, first);
+    const auto mine = recorded.count(k) ? recorded.at(k) : std::map<ParamValues, nlohmann::json>{};
+    double offset_s = 0;  // the task's time in earlier sessions
+    for (const auto& [pv, r] : mine) {
+      if (r.value("variant_id", "") != head.variant->id())
+        throw Error(fmt::format("--resume '{}': point {} of task {} is {}, the plan has {} there: the selectors differ",
+                                writer->dir().string(), r.value("point", -1), k, r.value("variant_id", ""),
+                                head.variant->id()));
+      offset_s = std::max(offset_s, r["tune"].value("elapsed_s", 0.0));
+    }
+    const std::size_t budget = s.budget.evaluations(space.size());
+    // A time budget is shared by the tasks left, so time a small space leaves over goes on.
+    const double time_share = s.budget.seconds() > 0 ? (s.budget.seconds() - time_used) / (tasks.size() - k) : 0;
+    fmt::print(stderr, "hetbench: tuning {} on {} in {} at {}: {} configurations ({} pruned by constraints), budget {}\n",
+               head.variant->id(), run.devices[head.device]->id(), name(head.prec), format_sizes(run.sizes[head.size]),
+               space.size(), t.pruned, s.budget.seconds() > 0 ? fmt::format("{:.0f}s", time_share) : std::to_string(budget));
+    const auto start = Clock::now();
+    auto elapsed = [&] { return offset_s + std::chrono::duration<double>(Clock::now() - start).count(); };
+    std::vector<Measured> measured;
+    std::vector<nlohmann::json> recs;
+    double measuring_s = 0;
+    std::size_t measured_now = 0;
+    ProgressLine progress;
+    auto objective = [&](std::size_t i) {
+      const PlannedPoint& p = *t.points[i];
+      nlohmann::json rec;
+      if (auto it = mine.find(p.params); it != mine.end()) {
+        rec = it->second;
+      } else {
+        const auto t0 = Clock::now();
+        rec = to_json(measure_planned_point(next_point, plan, p, inputs, e.seed));
+        // A point cut short by Ctrl-C is no evaluation: a resume measures it in full.
+        if (interrupted()) return kInvalid;
+        ++next_point;
+        measuring_s += std::chrono::duration<double>(Clock::now() - t0).count();
+        ++measured_now;
+      }
+      measured.push_back(measured_of(i, rec));
+      const Pick pick = pick_best(measured, space);
+      if (!rec.contains("tune")) {
+        rec["tune"] = {{"task", k}, {"strategy", s.strategy}, {"seed", s.seed}, {"evaluation", measured.size()},
+                       {"budget", budget}, {"elapsed_s", elapsed()}};
+        if (pick.found) {
+          const auto& b = recs.size() > pick.best ? recs[pick.best] : rec;
+          rec["tune"]["best_so_far"] = {{"point", b.value("point", -1)}, {"params", b["params"]},
+                                        {"median_s", measured[pick.best].median}};
+        }
+        writer->append(rec);
+      }
+      recs.push_back(rec);
+      const std::string best = pick.found ? fmt::format("{} ({})", rate_text(recs[pick.best]), format_params(
+                                                            recs[pick.best].value("params", ParamValues{})))
+                                          : "none yet";
+      double left = -1;
+      if (s.budget.seconds() > 0) left = std::max(0.0, s.budget.seconds() - time_used - elapsed());
+      else if (measured_now > 0) left = measuring_s / measured_now * (budget - measured.size());
+      progress.update(measured.size(), budget, best, left);
+      return score_of(measured.back());
+    };
+    Search search(space, objective, budget,
+                  [&] { return interrupted() || (s.budget.seconds() > 0 && elapsed() >= time_share); });
+    run_strategy(s.strategy, search, splitmix64(s.seed + k));
+    progress.end();
+    time_used += elapsed();
+    TuningResult r = summarize(space, measured, recs, t.pruned, s, elapsed(), writer->dir().string());
+    if (recs.empty()) {  // interrupted before its first evaluation
+      r.op = run.op->name();
+      r.device = run.devices[head.device]->id();
+      r.variant = head.variant->name;
+      r.variant_id = head.variant->id();
+      r.precision = name(head.prec);
+    }
+    r.device_ref = run.devices[head.device].get();
+    r.variant_ref = head.variant;
+    r.op_ref = run.op;
+    r.problem = run.sizes[head.size];
+    r.prec = head.prec;
+    results.push_back(std::move(r));
+    if (on_result && !interrupted()) on_result(results.back());
+  }
+  const bool stopped = interrupted();
+  nlohmann::json summaries = nlohmann::json::array();
+  for (const auto& r : results) summaries.push_back(to_json(r));
+  writer->finish({{"status", stopped ? "interrupted" : "complete"}, {"points", next_point}, {"tuning", summaries}});
+  print_summary(results);
+  fmt::print(stderr, "hetbench: {} evaluations recorded{}; results in {}\n", next_point, stopped ? ", interrupted" : "",
+             writer->dir().string());
+  return stopped ? 130 : 0;
+}
+
+}  // namespace hetbench::tune

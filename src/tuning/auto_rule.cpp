@@ -1,0 +1,63 @@
+#include "tuning/auto_rule.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace hetbench::tuning {
+
+namespace {
+
+double get(const nlohmann::json& f, const char* k) { return f.contains(k) && f[k].is_number() ? f[k].get<double>() : 0; }
+
+// SpMV: a preference list from the row-length statistics. After the GPU kernels come the
+// host's own ("omp" splits rows and nonzeros evenly, so it is the host's merge).
+std::pair<std::vector<std::string>, std::string> spmv_preference(const nlohmann::json& f) {
+  const double mean = get(f, "row_mean"), max = get(f, "row_max"), sd = get(f, "row_std");
+  const double skew = mean > 0 ? max / mean : 0, cv = mean > 0 ? sd / mean : 0;
+  if (skew > kSkewedMaxMean)
+    return {{"merge", "omp", "vector", "scalar"}, fmt::format("rule: max/mean row length {:.3g} > {:g}", skew, kSkewedMaxMean)};
+  if (cv > kSkewedCv)
+    return {{"merge", "omp", "vector", "scalar"}, fmt::format("rule: row length cv {:.3g} > {:g}", cv, kSkewedCv)};
+  if (mean < kShortMean)
+    return {{"scalar", "omp", "vector", "merge"},
+            fmt::format("rule: even rows (max/mean {:.3g} <= {:g}) and short (mean {:.3g} < {:g})", skew, kSkewedMaxMean,
+                        mean, kShortMean)};
+  return {{"vector", "omp", "merge", "scalar"},
+          fmt::format("rule: even rows (max/mean {:.3g} <= {:g}) and long (mean {:.3g} >= {:g})", skew, kSkewedMaxMean,
+                      mean, kShortMean)};
+}
+
+// Vector ops and GEMM: the own variant that measured best with its defaults on the
+// H200 and NVIDIA OpenCL, first that exists for the device and precision (dmma is D
+// only, the dw kernels DF/DD only, so one list serves every precision).
+std::vector<std::string> default_preference(const std::string& op) {
+  if (op == "copy") return {"vec16", "simple", "vec", "omp"};
+  if (op == "axpy") return {"simple", "vec16", "vec", "dw", "omp", "dw_omp"};
+  if (op == "dot") return {"onepass", "vec16", "vec", "local", "dw", "omp", "dw_omp"};
+  if (op == "gemm") return {"dmma", "regblock", "dw_tiled", "tiled", "naive", "dw"};
+  return {};
+}
+
+}  // namespace
+
+std::optional<RuleChoice> rule_choice(const std::string& op, const nlohmann::json& features,
+                                      const std::vector<std::string>& available) {
+  if (available.empty()) return std::nullopt;
+  std::vector<std::string> prefs;
+  std::string why;
+  if (op == "spmv") {
+    std::tie(prefs, why) = spmv_preference(features);
+  } else {
+    prefs = default_preference(op);
+    why = fmt::format("rule: preferred own {} variant", op);
+  }
+  for (const auto& p : prefs)
+    if (std::find(available.begin(), available.end(), p) != available.end()) return RuleChoice{p, why};
+  // None of the preferred ones here: the first own variant, by name, so the choice is stable.
+  auto first = *std::min_element(available.begin(), available.end());
+  return RuleChoice{first, why.empty() ? "rule: the first own variant by name"
+                                       : why + fmt::format("; none of its choices here, first own variant by name")};
+}
+
+}  // namespace hetbench::tuning

@@ -1,0 +1,19 @@
+// A shell command with its output captured, for the interop tests that run python3
+// (schema validation, evaluating translated expressions).
+#pragma once
+
+#include "test_util.hpp"
+
+namespace hetbench::test {
+
+inline CmdResult run_command(const std::string& command) {
+  TempDir tmp;
+  const auto log = tmp.path() / "out.txt";
+  const int raw = std::system((command + " > " + log.string() + " 2>&1").c_str());
+  std::ifstream f(log);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return CmdResult{WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw), ss.str()};
+}
+
+}  // namespace hetbench::test
