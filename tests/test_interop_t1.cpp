@@ -79,6 +79,11 @@ std::vector<std::string> space(const KernelVariant& v, std::uint64_t seed) {
         if (x != "error") vars[n] = e.eval(vars);
       }
       for (const auto& [n, e] : v.defines) point += fmt::format(" -D{}={}", n, value(e));
+      for (const auto& l : v.setup) {
+        point += " setup " + l.kernel;
+        for (const auto& g : l.global) point += " g" + value(g);
+        for (const auto& g : l.local) point += " l" + value(g);
+      }
       for (const auto& l : v.launches) {
         point += " " + l.kernel;
         for (const auto& g : l.global) point += " g" + value(g);

@@ -153,6 +153,11 @@ ojson variant_to_t1(const KernelVariant& v, const T1Source& src) {
   ojson launches = ojson::array();
   for (const auto& l : v.launches) launches.push_back(launch_json(l));
   ext["launches"] = launches;
+  if (!v.setup.empty()) {  // once per point, untimed (docs/metadata-format.md)
+    ojson setup = ojson::array();
+    for (const auto& l : v.setup) setup.push_back(launch_json(l));
+    ext["setup"] = setup;
+  }
   return ojson{{"General", {{"FormatVersion", 1}, {"BenchmarkName", v.id()}, {"OutputFormat", "JSON"}}},
                {"ConfigurationSpace", {{"TuningParameters", params}, {"Conditions", conditions}}},
                {"KernelSpecification", kernel},
@@ -269,6 +274,7 @@ T1Import t1_to_metadata(const ojson& t1, const fs::path& t1_file, const std::str
   if (launches.empty()) launches.push_back(first);
   else launches[0] = first;
   meta["launches"] = launches;
+  if (ext.contains("setup")) meta["setup"] = ext["setup"];
   return T1Import{meta, src};
 }
 
