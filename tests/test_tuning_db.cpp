@@ -129,7 +129,11 @@ TEST(ProblemClass, ShapesBucketsAndDistances) {
   auto s = [](double rows, double mean, double max, double sd) {
     return classify_features("spmv", {{"rows", rows}, {"row_mean", mean}, {"row_max", max}, {"row_std", sd}});
   };
-  EXPECT_DOUBLE_EQ(distance(s(1 << 20, 8, 8, 0), s(1 << 21, 8, 8, 0)), 1);
+  // Twice the rows counts a quarter; twice the mean row length counts fully.
+  EXPECT_DOUBLE_EQ(distance(s(1 << 20, 8, 8, 0), s(1 << 21, 8, 8, 0)), 0.25);
+  EXPECT_DOUBLE_EQ(distance(s(1 << 20, 8, 8, 0), s(1 << 20, 16, 16, 0)), 1);
+  EXPECT_EQ(reach("spmv"), 1.0);
+  EXPECT_EQ(reach("gemm"), 2.0);
   EXPECT_GT(distance(s(1 << 20, 8, 4096, 20), s(1 << 20, 8, 9, 1)), 8);
   EXPECT_THAT([&] { classify_features("spmv", {{"rows", 4}}); }, testing::ThrowsMessage<Error>(HasSubstr("row_mean")));
   EXPECT_TRUE(std::isinf(distance(g(1, 1, 1), s(1, 1, 1, 0))));
