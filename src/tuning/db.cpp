@@ -186,11 +186,16 @@ TuningDb::TuningDb(const fs::path& path, bool create) : path_(path) {
   try {
     sqlite3_busy_timeout(db_, kBusyMs);
     // Whose file is it? Read before anything is written, so a foreign file stays untouched.
+    // Both reads in one read transaction: another process creating the file commits its
+    // tables and its application_id together, and reads apart could see the tables
+    // without the id and call the new file foreign.
+    exec(db_, "BEGIN", path_);
     const auto app = pragma(db_, "application_id", path_);
     const auto tables = [&] {
       Stmt s(db_, "SELECT count(*) FROM sqlite_master", path_);
       return s.step() ? s.integer(0) : 0;
     }();
+    exec(db_, "COMMIT", path_);
     if (app != kApplicationId && (app != 0 || tables != 0))
       throw Error(fmt::format("{} is an SQLite database but not a hetbench tuning database (application_id {:#x}); "
                               "it was left as it is",
