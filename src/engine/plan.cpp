@@ -13,7 +13,6 @@ namespace hetbench {
 
 namespace {
 
-bool in_domain(const ParamDef& p, long long x) { return std::find(p.values.begin(), p.values.end(), x) != p.values.end(); }
 
 template <class T>
 bool contains(const std::vector<T>& v, const T& x) {

@@ -9,11 +9,7 @@
 
 namespace hetbench {
 
-namespace {
-
 bool in_domain(const ParamDef& p, long long x) { return std::find(p.values.begin(), p.values.end(), x) != p.values.end(); }
-
-}  // namespace
 
 std::vector<ParamValues> param_sets(const Variant& v, const std::map<std::string, std::vector<long long>>& given,
                                    bool whole_domains) {

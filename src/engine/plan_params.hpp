@@ -20,6 +20,9 @@ namespace hetbench {
 
 struct RunPlan;
 
+// Whether x is one of the parameter's values (its domain).
+bool in_domain(const ParamDef& p, long long x);
+
 // The cartesian product of the given values of the variant's parameters (for the others
 // their metadata defaults, or with whole_domains — tune's space — every value of their
 // domain), less the sets with a value outside the variant's domain.

@@ -4,8 +4,6 @@
 
 namespace hetbench::tune {
 
-bool rated_by_flops(const std::string& op) { return op == "gemm" || op == "peak"; }
-
 ResultHook database_hook(tuning::TuningDb& db, std::uint64_t seed) {
   return [&db, seed](const TuningResult& r) {
     if (!r.found || !r.device_ref || !r.variant_ref || !r.op_ref) return;

@@ -8,10 +8,6 @@
 
 namespace hetbench::tune {
 
-// The rate an entry keeps: GFLOP/s for ops whose work is arithmetic (gemm, peak), GB/s
-// for the memory-bound ones, as the reports rank them.
-bool rated_by_flops(const std::string& op);
-
 // A hook that puts each found best into `db` and says on stderr what it stored.
 ResultHook database_hook(tuning::TuningDb& db, std::uint64_t seed);
 

@@ -85,11 +85,18 @@ Measured measured_of(std::size_t config, const nlohmann::json& rec) {
   return m;
 }
 
+}  // namespace
+
+bool rated_by_flops(const std::string& op) { return op == "gemm" || op == "peak"; }
+
+namespace {
+
 // Higher is better: problems per second.
 double score_of(const Measured& m) { return m.valid ? 1 / m.median : kInvalid; }
 
 std::string rate_text(const nlohmann::json& rec) {
-  if (rec.contains("gflops") && rec["gflops"].is_number() && rec["gflops"].get<double>() > 0 && rec["op"] == "gemm")
+  if (rec.contains("gflops") && rec["gflops"].is_number() && rec["gflops"].get<double>() > 0 &&
+      rated_by_flops(rec.value("op", "")))
     return fmt::format("{:.2f} GFLOP/s", rec["gflops"].get<double>());
   if (rec.contains("gbs") && rec["gbs"].is_number()) return fmt::format("{:.2f} GB/s", rec["gbs"].get<double>());
   return "?";

@@ -54,6 +54,10 @@ nlohmann::json to_json(const TuningResult& r);
 
 using ResultHook = std::function<void(const TuningResult&)>;
 
+// Whether an op is rated by GFLOP/s (its work is arithmetic: gemm, peak) rather than by
+// GB/s: the progress line shows that rate and the database keeps it.
+bool rated_by_flops(const std::string& op);
+
 // Tunes the experiment (its runs get whole_domains set). With `resume`, continues the
 // tuning recorded in that folder: recorded evaluations are replayed from results.jsonl
 // and nothing is measured twice. `on_result` is called once per problem and variant.
