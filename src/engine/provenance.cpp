@@ -11,6 +11,7 @@
 #include "util/build_info.hpp"
 
 #include "engine/results.hpp"
+#include "tuning/db.hpp"
 
 namespace hetbench {
 
@@ -41,6 +42,11 @@ nlohmann::json experiment_json(const Experiment& e, const Plan& plan) {
     spec.erase("runs");
     for (const auto& k : run_spec_keys()) spec.erase(k);
   }
+  // What each variant's code was (source and metadata), so that a replay can tell a kernel
+  // that changed since (docs/compare.md).
+  nlohmann::json hashes = nlohmann::json::object();
+  for (const auto& p : plan.points)
+    if (p.variant && !hashes.contains(p.variant->id())) hashes[p.variant->id()] = tuning::variant_hash(*p.variant);
   nlohmann::json runs = nlohmann::json::array();
   for (const auto& r : e.runs) runs.push_back(to_json(r));
   return {{"hetbench_version", HETBENCH_VERSION},
@@ -53,6 +59,7 @@ nlohmann::json experiment_json(const Experiment& e, const Plan& plan) {
           {"host", host_json()},
           {"compiler", HETBENCH_COMPILER},
           {"devices", devices},
+          {"variant_hashes", hashes},
           {"start_time", now_iso8601()},
           {"status", "running"}};
 }

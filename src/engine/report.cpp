@@ -77,6 +77,7 @@ void print_progress(const nlohmann::json& r) {
 }
 
 void print_report(const std::vector<nlohmann::json>& all, const std::string& format, bool best_only) {
+  if (format == "none") return;  // the caller prints its own view (replay)
   auto recs = best_only ? best_per_group(all) : all;
   if (format == "json") {
     for (const auto& r : recs) fmt::print("{}\n", r.dump());

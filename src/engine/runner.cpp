@@ -1,5 +1,6 @@
 // plan -> for each point: measure -> record -> write -> report.
 #include "engine/runner.hpp"
+#include "engine/run_plan.hpp"
 
 #include <fmt/format.h>
 
@@ -78,8 +79,12 @@ int run_experiment(const Experiment& e, std::filesystem::path* dir) {
   const auto db_path = tuning::resolve_db_path(e.db);
   const auto db = db_path.empty() ? nullptr : tuning::TuningDb::open_if_exists(db_path);
   const Plan plan = plan_experiment(e, db.get());
+  return run_plan(e, plan, dir, db ? db_path : std::string());
+}
+
+int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, const std::string& tuning_db) {
   auto ej = experiment_json(e, plan);
-  ej["tuning_db"] = db ? nlohmann::json(db_path) : nlohmann::json(nullptr);
+  ej["tuning_db"] = tuning_db.empty() ? nlohmann::json(nullptr) : nlohmann::json(tuning_db);
   ExperimentWriter writer(e.out_root, e.name, ej);
   if (dir) *dir = writer.dir();
   fmt::print(stderr, "hetbench: recording in {}\n", writer.dir().string());

@@ -14,6 +14,7 @@
 #include <mutex>
 
 #include "io/matrix_market.hpp"
+#include "util/sha256.hpp"
 #include "ops/vector_common.hpp"
 #include "sparse/csr.hpp"
 #include "sparse/generators.hpp"
@@ -54,6 +55,7 @@ class SpmvOp final : public Op {
   nlohmann::json features(const Sizes& s, std::uint64_t seed) const override {
     auto f = summary(*matrix(s.input, seed));
     f["matrix"] = s.input;
+    add_file_hash(f, s.input);
     return f;
   }
 
@@ -94,6 +96,7 @@ class SpmvOp final : public Op {
     prob->min_bytes = static_cast<double>(nnz) * (b + 4) + 4.0 * (rows + 1) + b * cols + 2 * b * rows;
     prob->features = summary(a);
     prob->features["matrix"] = s.input;
+    add_file_hash(prob->features, s.input);
     return prob;
   }
 
@@ -117,6 +120,13 @@ class SpmvOp final : public Op {
   // Matrices are read once per token and seed and shared by every point that uses them.
   mutable std::mutex mu_;
   mutable std::map<std::pair<std::string, std::uint64_t>, std::shared_ptr<const CsrMatrix>> cache_;
+  // A file's content hash, taken when it is read: a replay refuses a file that changed.
+  mutable std::map<std::string, std::string> file_hash_;
+
+  void add_file_hash(nlohmann::json& f, const std::string& token) const {
+    std::lock_guard lock(mu_);
+    if (auto it = file_hash_.find(token); it != file_hash_.end()) f["matrix_sha256"] = it->second;
+  }
 
   std::shared_ptr<const CsrMatrix> matrix(const std::string& token, std::uint64_t seed) const {
     if (token.empty()) throw Error("spmv needs a matrix: --matrix FILE.mtx or gen:NAME:k=v,...");
@@ -125,6 +135,7 @@ class SpmvOp final : public Op {
     auto key = std::make_pair(token, gen ? seed : 0);
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
     auto a = std::make_shared<const CsrMatrix>(gen ? generate_matrix(token, seed) : read_matrix_market(token));
+    if (!gen) file_hash_[token] = sha256_file(token);
     if (a->rows < 1 || a->cols < 1)
       throw Error(fmt::format("{}: a {}x{} matrix is impossible for spmv: it needs at least one row and column",
                               token, a->rows, a->cols));

@@ -1,0 +1,89 @@
+#include "compare/verdict.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "hetbench/error.hpp"
+
+namespace hetbench {
+
+std::string_view to_string(Verdict v) {
+  switch (v) {
+    case Verdict::faster:
+      return "faster";
+    case Verdict::slower:
+      return "slower";
+    case Verdict::same:
+      return "same";
+    case Verdict::ambiguous:
+      return "ambiguous";
+    case Verdict::invalid:
+      return "invalid";
+  }
+  return "?";
+}
+
+std::optional<Verdict> parse_verdict(std::string_view s) {
+  for (auto v : {Verdict::faster, Verdict::slower, Verdict::same, Verdict::ambiguous, Verdict::invalid})
+    if (to_string(v) == s) return v;
+  return std::nullopt;
+}
+
+std::set<Verdict> parse_verdicts(const std::vector<std::string>& names, const std::string& option) {
+  std::set<Verdict> out;
+  for (const auto& n : names) {
+    auto v = parse_verdict(n);
+    if (!v) throw Error(fmt::format("{} '{}': expected slower, faster, ambiguous, invalid or same", option, n));
+    out.insert(*v);
+  }
+  return out;
+}
+
+double threshold_fraction(double pct) {
+  if (!(pct >= 0) || !std::isfinite(pct))
+    throw Error(fmt::format("--threshold {} is impossible: expected a percentage, 0 or more, e.g. 2", pct));
+  return pct / 100;
+}
+
+std::optional<MedianInterval> recorded_timing(const nlohmann::json& rec) {
+  if (rec.value("status", "") != "ok" || !rec.contains("timing")) return std::nullopt;
+  const auto& t = rec["timing"];
+  if (t.contains("samples") && !t["samples"].empty()) return median_interval(t["samples"].get<std::vector<double>>());
+  const auto& s = t.value("seconds", nlohmann::json::object());
+  if (!s.contains("median")) return std::nullopt;
+  MedianInterval m;
+  m.median = s["median"].get<double>();
+  m.lo = s.value("ci95_lo", m.median);
+  m.hi = s.value("ci95_hi", m.median);
+  m.level = s.value("ci_level", 0.0);
+  return m;
+}
+
+Judgement judge(const std::optional<MedianInterval>& ref, const std::optional<MedianInterval>& cand, double threshold) {
+  Judgement j;
+  if (!ref || !cand || !(ref->lo > 0) || !(cand->lo > 0)) {
+    j.why = !ref ? "the reference was not timed" : !cand ? "the candidate was not timed" : "a time is not positive";
+    return j;
+  }
+  j.ratio = cand->median / ref->median;
+  j.lo = cand->lo / ref->hi;
+  j.hi = cand->hi / ref->lo;
+  const double up = 1 + threshold, down = 1 / up;
+  if (j.lo > up) {
+    j.verdict = Verdict::slower;
+    j.why = fmt::format("ratio interval [{:.4f}, {:.4f}] above {:.4f}", j.lo, j.hi, up);
+  } else if (j.hi < down) {
+    j.verdict = Verdict::faster;
+    j.why = fmt::format("ratio interval [{:.4f}, {:.4f}] below {:.4f}", j.lo, j.hi, down);
+  } else if (j.lo >= down && j.hi <= up) {
+    j.verdict = Verdict::same;
+    j.why = fmt::format("ratio interval [{:.4f}, {:.4f}] within [{:.4f}, {:.4f}]", j.lo, j.hi, down, up);
+  } else {
+    j.verdict = Verdict::ambiguous;
+    j.why = fmt::format("ratio interval [{:.4f}, {:.4f}] crosses {:.4f} or {:.4f}", j.lo, j.hi, down, up);
+  }
+  return j;
+}
+
+}  // namespace hetbench

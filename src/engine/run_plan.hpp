@@ -1,0 +1,18 @@
+// Running a plan made elsewhere: replay builds its plan from records (src/compare) and
+// measures it as run_experiment measures its own (engine/runner.cpp).
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "engine/plan.hpp"
+#include "engine/spec.hpp"
+
+namespace hetbench {
+
+// As run_experiment, for a plan already made; its runs point into e.runs. `tuning_db`:
+// the database the plan read, "" for none.
+int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir = nullptr,
+             const std::string& tuning_db = "");
+
+}  // namespace hetbench
