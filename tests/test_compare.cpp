@@ -257,3 +257,36 @@ TEST(CompareFolder, ATornLastLineOfAnUnfinishedRunIsSkipped) {
   const auto e = read_experiment(d);
   EXPECT_EQ(e.points.size(), 1u);
 }
+
+TEST(CompareCli, ByCommitVariantAndPrecision) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(seed);
+  test::TempDir tmp;
+  std::vector<nlohmann::json> old_pts, new_pts, mixed;
+  for (int i = 0; i < 3; ++i) {
+    old_pts.push_back(point(i, "host", 1000 << i, samples(1e-3, 0.005, 100, seed + i)));
+    new_pts.push_back(point(i, "host", 1000 << i, samples(1e-3, 0.005, 100, seed + 10 + i)));
+    mixed.push_back(point(3 * i, "host", 1000 << i, samples(2e-3, 0.005, 100, seed + 20 + i), "loop"));
+    mixed.push_back(point(3 * i + 1, "host", 1000 << i, samples(1e-3, 0.005, 100, seed + 30 + i), "omp"));
+    auto d = point(3 * i + 2, "host", 1000 << i, samples(4e-3, 0.005, 100, seed + 40 + i), "loop");
+    d["precision"] = "D";
+    mixed.push_back(d);
+  }
+  const auto a = write_experiment(tmp.path() / "a", old_pts, "aaaa11112222").string();
+  const auto b = write_experiment(tmp.path() / "b", new_pts, "bbbb33334444").string();
+  const auto m = write_experiment(tmp.path() / "m", mixed).string();
+  auto json_of = [](const std::string& args) {
+    auto r = test::run_hetbench("compare " + args + " --format json");
+    EXPECT_EQ(r.status, 0) << args << "\n" << r.output;
+    return nlohmann::json::parse(r.output);
+  };
+  auto j = json_of(a + " " + b + " --by commit=aaaa,bbbb");
+  EXPECT_EQ(j["counts"]["same"], 3) << j["counts"].dump();
+  j = json_of(m + " --by variant=loop,omp");
+  EXPECT_EQ(j["counts"]["faster"], 3) << j["counts"].dump();
+  EXPECT_NEAR(j["groups"][0]["geomean_ratio"].get<double>(), 0.5, 0.02);
+  EXPECT_EQ(j["groups"][0]["group"], "dot host S");
+  j = json_of(m + " --by precision=S,D");
+  EXPECT_EQ(j["counts"]["slower"], 3) << j["counts"].dump();
+  EXPECT_EQ(j["unpaired"]["precision=S"], 3);  // the omp points have no D counterpart
+}

@@ -60,13 +60,14 @@ int replay(const ReplayOpts& o, const std::string& command_line) {
   std::filesystem::path out_dir;
   const int rc = run_plan(e, r.plan(), &out_dir);
   const RecordedExperiment again = read_experiment(out_dir);
-  std::vector<std::string> mismatches;
-  const auto c = compare_replay(rec, r, again, t, mismatches);
+  const auto check = compare_replay(rec, r, again, t);
+  const auto& c = check.comparison;
   fmt::print(stderr, "hetbench: recorded {} against replayed {}\n", rec.dir.string(), out_dir.string());
   print_comparison(c, o.format);
-  for (const auto& m : mismatches) fmt::print(stderr, "hetbench: replay differs: {}\n", m);
+  for (const auto& m : check.clocks) fmt::print(stderr, "hetbench: clock: {}\n", m);
+  for (const auto& m : check.mismatches) fmt::print(stderr, "hetbench: replay differs: {}\n", m);
   if (rc) return rc;
-  return gate(c, fail_on) || !mismatches.empty() ? 1 : 0;
+  return gate(c, fail_on) || !check.mismatches.empty() ? 1 : 0;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -68,6 +69,15 @@ nlohmann::json volatile_keys_erased(nlohmann::json info) {
   info.erase("global_mem_bytes");
   info.erase("max_alloc_bytes");
   return info;
+}
+
+// The median of a point's per-sample SM clock (NVIDIA); 0 where none was read.
+double median_clock(const nlohmann::json& r) {
+  if (!r.contains("timing") || !r["timing"].contains("sm_clock_mhz")) return 0;
+  std::vector<double> mhz;
+  for (const auto& x : r["timing"]["sm_clock_mhz"])
+    if (x.get<double>() > 0) mhz.push_back(x.get<double>());
+  return mhz.empty() ? 0 : median_interval(std::move(mhz)).median;
 }
 
 [[noreturn]] void refuse(const nlohmann::json& p, const std::string& why) {
@@ -247,9 +257,11 @@ Replay::Replay(const RecordedExperiment& rec, const std::vector<int>& wanted) {
   e_.name = "replay-" + rec.experiment.value("name", rec.label());
 }
 
-Comparison compare_replay(const RecordedExperiment& recorded, const Replay& replay, const RecordedExperiment& replayed,
-                          double threshold, std::vector<std::string>& mismatches) {
-  Comparison c;
+ReplayCheck compare_replay(const RecordedExperiment& recorded, const Replay& replay, const RecordedExperiment& replayed,
+                           double threshold) {
+  ReplayCheck out;
+  Comparison& c = out.comparison;
+  auto& mismatches = out.mismatches;
   c.attr = "experiment";
   c.threshold = threshold;
   c.labels = {recorded.label(), replayed.label()};
@@ -272,9 +284,13 @@ Comparison compare_replay(const RecordedExperiment& recorded, const Replay& repl
       mismatches.push_back(fmt::format("point {} (replayed as {}): status {} (validation passed: {}), replayed {} ({})",
                                        a["point"].dump(), b["point"].dump(), a["status"].get<std::string>(),
                                        passed(a).dump(), b["status"].get<std::string>(), passed(b).dump()));
+    const double ca = median_clock(a), cb = median_clock(b);
+    if (ca > 0 && cb > 0 && std::abs(cb / ca - 1) > 0.01)
+      out.clocks.push_back(fmt::format("point {}: median SM clock {:g} MHz recorded, {:g} MHz replayed", a["point"].dump(),
+                                       ca, cb));
     c.pairs.push_back({&a, &b, 1, judge(recorded_timing(a), recorded_timing(b), threshold)});
   }
-  return c;
+  return out;
 }
 
 }  // namespace hetbench

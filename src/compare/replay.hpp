@@ -44,9 +44,15 @@ class Replay {
 // warm-up, transfers, cache, energy window), else its op's recorded run.
 RunSpec recorded_measurement(const nlohmann::json& point, const nlohmann::json& experiment);
 
-// Recorded against replayed, pair by pair; `mismatches` gets one line per point whose
-// identity (op, variant, device, precision, sizes, parameters) or validation differs.
-Comparison compare_replay(const RecordedExperiment& recorded, const Replay& replay, const RecordedExperiment& replayed,
-                          double threshold, std::vector<std::string>& mismatches);
+// Recorded against replayed, pair by pair: the verdicts; `mismatches`, one line per point
+// whose identity (op, variant, device name, precision, sizes, parameters) or validation
+// differs; `clocks`, one line per point whose median SM clock (NVIDIA, per sample) moved
+// by more than 1 %, which explains a verdict rather than invalidating it.
+struct ReplayCheck {
+  Comparison comparison;
+  std::vector<std::string> mismatches, clocks;
+};
+ReplayCheck compare_replay(const RecordedExperiment& recorded, const Replay& replay, const RecordedExperiment& replayed,
+                           double threshold);
 
 }  // namespace hetbench
