@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +29,10 @@ class ExperimentWriter {
   ExperimentWriter& operator=(const ExperimentWriter&) = delete;
 
   void append(const nlohmann::json& record);
+  // Replaces results.jsonl by `records` (written beside it, synced, then renamed: a kill
+  // leaves the old file or the new one) and rebuilds results.csv: `sweep --resume
+  // --retry-errors` drops the records it measures again.
+  void replace_records(const std::vector<nlohmann::json>& records);
   // Rewrites experiment.json (atomically) with the end time and summary merged in.
   void finish(const nlohmann::json& summary);
   const std::filesystem::path& dir() const { return dir_; }
