@@ -102,6 +102,8 @@ TEST(TuneResume, KilledTuningsResumeToTheSameEvaluationsAndBest) {
   // its own (a loaded machine made the uninterrupted run slow) is not a kill: the next
   // round aims earlier, so that at least three kills land before the tuning completes.
   double span = 0.9;
+  // Writes split in two with a pause between (engine/results.cpp): kills land inside records too.
+  setenv("HETBENCH_TEST_SLOW_WRITES", "10", 1);
   for (int round = 0; round < 16 && kills < 4; ++round) {
     dir = experiment_in(killed_root.path());
     pid_t pid = spawn_hetbench(dir.empty() ? kTune + " --out " + killed_root.str() : "tune --resume " + dir.string());
@@ -120,6 +122,7 @@ TEST(TuneResume, KilledTuningsResumeToTheSameEvaluationsAndBest) {
       break;
     }
   }
+  unsetenv("HETBENCH_TEST_SLOW_WRITES");
   dir = experiment_in(killed_root.path());
   auto last = run_hetbench(dir.empty() ? kTune + " --out " + killed_root.str() : "tune --resume " + dir.string());
   ASSERT_EQ(last.status, 0) << last.output << " (seed " << seed << ")";
