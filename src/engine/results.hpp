@@ -17,8 +17,8 @@ class ExperimentWriter {
   // Creates <root>/<timestamp>-<name>/ (never reusing an existing folder); throws Error
   // when it cannot be created or written.
   ExperimentWriter(const std::filesystem::path& root, const std::string& name, nlohmann::json experiment);
-  // Reopens an existing experiment folder for appending (tune --resume; sweep --resume
-  // later): a truncated last line of results.jsonl (a kill mid-write) is cut off,
+  // Reopens an existing experiment folder for appending (tune --resume, sweep
+  // --resume): a truncated last line of results.jsonl (a kill mid-write) is cut off,
   // results.csv is rewritten from results.jsonl (it may lag a row behind or end in half a
   // row), and experiment.json is read back with status "running" and this resume's time
   // added to "resumed". Throws Error naming the file when the folder is no experiment.
