@@ -109,6 +109,32 @@ TEST(SweepResume, KilledSweepsResumeToThePlannedPointsOnce) {
   std::mt19937_64 rng(seed);
   const fs::path root = tmp.path() / "killed";
   int kills = 0, torn = 0;
+  // One kill certainly inside a record: as soon as results.jsonl ends in half a line.
+  {
+    const pid_t pid = spawn_group(sweep + root.string(), env);
+    bool inside = false;
+    for (int i = 0; i < 20000 && !inside; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      const auto d = experiment_in(root);
+      if (d.empty()) continue;
+      std::ifstream f(d / "results.jsonl", std::ios::ate | std::ios::binary);
+      if (!f || f.tellg() <= 0) continue;
+      f.seekg(-1, std::ios::end);
+      inside = f.get() != '\n';
+    }
+    killpg(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    ASSERT_TRUE(inside) << "no torn record seen";
+    EXPECT_EQ(hetbench::read_results(experiment_in(root)).size() + 1,
+              [&] {
+                std::ifstream f(experiment_in(root) / "results.jsonl");
+                std::size_t n = 0;
+                for (std::string l; std::getline(f, l);) ++n;
+                return n;
+              }());  // the torn line is skipped
+    ++kills;
+    ++torn;
+  }
   double span = 1.0;
   for (int round = 0; round < 40 && kills < 8; ++round) {
     fs::path dir = experiment_in(root);
