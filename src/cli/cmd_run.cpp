@@ -153,19 +153,45 @@ Command add_run(CLI::App& app, const std::string& command_line) {
 }
 
 Command add_sweep(CLI::App& app, const std::string& command_line) {
-  auto* sub = app.add_subcommand("sweep", "run the experiment described by a spec file");
+  auto* sub = app.add_subcommand("sweep", "run the experiment described by a spec file, or resume one");
   auto c = std::make_shared<Common>();
   auto path = std::make_shared<std::string>();
   auto m = std::make_shared<Measure>();
-  sub->add_option("spec", *path, "spec file (see bench/ and docs/spec-format.md)")->required();
+  auto resume = std::make_shared<ResumeOptions>();
+  auto resume_dir = std::make_shared<std::string>();
+  sub->add_option("spec", *path, "spec file (see bench/ and docs/spec-format.md)");
+  sub->add_option("--resume", *resume_dir,
+                  "continue the interrupted experiment in this folder (of sweep, run or the default suite), measuring "
+                  "no finished point again (docs/resume.md)");
+  sub->add_flag("--retry-errors", resume->retry_errors,
+                "with --resume: measure again the points that ended in error, crashed or timeout");
   add_common(sub, *c);
   add_measure(sub, *m);
-  return {sub, [c, path, m, sub, command_line] {
-            Experiment e = experiment_from_file(*path);
-            for (auto& r : e.runs) apply_measure(sub, *m, r);
-            e.command_line = command_line;
-            apply(*c, e, sub->count("--seed") > 0);
-            return run_experiment(e);
+  return {sub, [c, path, m, sub, command_line, resume, resume_dir] {
+            if (resume_dir->empty()) {
+              if (path->empty()) throw Error("sweep: give a spec file (or --resume EXPERIMENT)");
+              if (resume->retry_errors) throw Error("sweep: --retry-errors goes with --resume EXPERIMENT");
+              Experiment e = experiment_from_file(*path);
+              for (auto& r : e.runs) apply_measure(sub, *m, r);
+              e.command_line = command_line;
+              apply(*c, e, sub->count("--seed") > 0);
+              return run_experiment(e);
+            }
+            // The recorded experiment decides everything that shapes the points.
+            if (!path->empty())
+              throw Error(fmt::format("sweep --resume '{}': give no spec file ('{}'): the recorded one is used",
+                                      *resume_dir, *path));
+            for (const char* opt : {"--seed", "--out", "--db", "--no-db", "--reps", "--max-noise", "--min-samples",
+                                    "--min-time", "--timeout", "--max-samples", "--cache", "--energy"})
+              if (sub->count(opt))
+                throw Error(fmt::format("sweep --resume '{}': {} cannot change a recorded experiment", *resume_dir, opt));
+            resume->dir = *resume_dir;
+            Experiment e = recorded_experiment(resume->dir);
+            e.format = c->format;
+            // A `run --kernel` experiment: its GEMMbench entries become variants again.
+            if (e.spec.contains("gemmbench") && !e.runs.empty())
+              load_foreign_kernels(e.runs[0].op, e.spec["gemmbench"].get<std::string>());
+            return run_experiment(e, nullptr, resume.get());
           }};
 }
 

@@ -54,6 +54,7 @@ nlohmann::json experiment_json(const Experiment& e, const Plan& plan) {
           {"command_line", e.command_line},
           {"name", e.name},
           {"spec", spec},
+          {"spec_file", e.spec_file},
           {"runs", runs},
           {"seed", e.seed},
           {"host", host_json()},

@@ -4,10 +4,12 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
 #include <iterator>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -39,8 +41,26 @@ std::string stamp() {
   return buf;
 }
 
+// HETBENCH_TEST_SLOW_WRITES=MS writes each piece in two halves with a pause of MS
+// milliseconds between them, so that the kill tests land a SIGKILL inside a record.
+int slow_writes_ms() {
+  static const int ms = [] {
+    const char* v = std::getenv("HETBENCH_TEST_SLOW_WRITES");
+    return v ? std::atoi(v) : 0;
+  }();
+  return ms;
+}
+
 void write_all(std::FILE* f, const std::string& s, const fs::path& path) {
-  if (std::fwrite(s.data(), 1, s.size(), f) != s.size() || std::fflush(f) != 0 || fsync(fileno(f)) != 0)
+  std::size_t half = 0;
+  if (slow_writes_ms() > 0 && s.size() > 1) {
+    half = s.size() / 2;
+    if (std::fwrite(s.data(), 1, half, f) != half || std::fflush(f) != 0)
+      throw Error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(slow_writes_ms()));
+  }
+  const std::size_t rest = s.size() - half;
+  if (std::fwrite(s.data() + half, 1, rest, f) != rest || std::fflush(f) != 0 || fsync(fileno(f)) != 0)
     throw Error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
 }
 
@@ -122,13 +142,17 @@ ExperimentWriter::~ExperimentWriter() {
 }
 
 void ExperimentWriter::write_experiment() {
+  // Synced before the rename, so that a power loss leaves the old file or the new one.
   auto tmp = dir_ / "experiment.json.tmp";
-  {
-    std::ofstream f(tmp);
-    f << experiment_.dump(2) << "\n";
-    f.flush();
-    if (!f) throw Error(fmt::format("cannot write '{}'", tmp.string()));
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  if (!f) throw Error(fmt::format("cannot write '{}': {}", tmp.string(), std::strerror(errno)));
+  try {
+    write_all(f, experiment_.dump(2) + "\n", tmp);
+  } catch (...) {
+    std::fclose(f);
+    throw;
   }
+  std::fclose(f);
   std::error_code ec;
   fs::rename(tmp, dir_ / "experiment.json", ec);
   if (ec) throw Error(fmt::format("cannot write '{}': {}", (dir_ / "experiment.json").string(), ec.message()));
@@ -137,6 +161,30 @@ void ExperimentWriter::write_experiment() {
 void ExperimentWriter::append(const nlohmann::json& record) {
   write_all(jsonl_, record.dump() + "\n", dir_ / "results.jsonl");
   write_all(csv_, csv_row(record) + "\n", dir_ / "results.csv");
+}
+
+void ExperimentWriter::replace_records(const std::vector<nlohmann::json>& records) {
+  const auto jsonl = dir_ / "results.jsonl", tmp = dir_ / "results.jsonl.tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  if (!f) throw Error(fmt::format("cannot write '{}': {}", tmp.string(), std::strerror(errno)));
+  std::string text;
+  for (const auto& r : records) text += r.dump() + "\n";
+  try {
+    write_all(f, text, tmp);
+  } catch (...) {
+    std::fclose(f);
+    throw;
+  }
+  std::fclose(f);
+  std::fclose(jsonl_);
+  std::fclose(csv_);
+  jsonl_ = csv_ = nullptr;
+  std::error_code ec;
+  fs::rename(tmp, jsonl, ec);
+  if (ec) throw Error(fmt::format("cannot write '{}': {}", jsonl.string(), ec.message()));
+  fs::remove(dir_ / "results.csv", ec);
+  open_files("a");
+  for (const auto& r : records) write_all(csv_, csv_row(r) + "\n", dir_ / "results.csv");
 }
 
 void ExperimentWriter::finish(const nlohmann::json& summary) {

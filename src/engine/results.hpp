@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -16,8 +17,8 @@ class ExperimentWriter {
   // Creates <root>/<timestamp>-<name>/ (never reusing an existing folder); throws Error
   // when it cannot be created or written.
   ExperimentWriter(const std::filesystem::path& root, const std::string& name, nlohmann::json experiment);
-  // Reopens an existing experiment folder for appending (tune --resume; sweep --resume
-  // later): a truncated last line of results.jsonl (a kill mid-write) is cut off,
+  // Reopens an existing experiment folder for appending (tune --resume, sweep
+  // --resume): a truncated last line of results.jsonl (a kill mid-write) is cut off,
   // results.csv is rewritten from results.jsonl (it may lag a row behind or end in half a
   // row), and experiment.json is read back with status "running" and this resume's time
   // added to "resumed". Throws Error naming the file when the folder is no experiment.
@@ -28,6 +29,10 @@ class ExperimentWriter {
   ExperimentWriter& operator=(const ExperimentWriter&) = delete;
 
   void append(const nlohmann::json& record);
+  // Replaces results.jsonl by `records` (written beside it, synced, then renamed: a kill
+  // leaves the old file or the new one) and rebuilds results.csv: `sweep --resume
+  // --retry-errors` drops the records it measures again.
+  void replace_records(const std::vector<nlohmann::json>& records);
   // Rewrites experiment.json (atomically) with the end time and summary merged in.
   void finish(const nlohmann::json& summary);
   const std::filesystem::path& dir() const { return dir_; }

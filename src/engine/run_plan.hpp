@@ -10,9 +10,11 @@
 
 namespace hetbench {
 
+struct ResumeOptions;  // engine/resume.hpp
+
 // As run_experiment, for a plan already made; its runs point into e.runs. `tuning_db`:
-// the database the plan read, "" for none.
+// the database the plan read, "" for none; `resume` as for run_experiment.
 int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir = nullptr,
-             const std::string& tuning_db = "");
+             const std::string& tuning_db = "", const ResumeOptions* resume = nullptr);
 
 }  // namespace hetbench

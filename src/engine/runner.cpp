@@ -2,14 +2,19 @@
 #include "engine/runner.hpp"
 #include "engine/run_plan.hpp"
 
+#include <chrono>
+#include <memory>
+
 #include <fmt/format.h>
 
 #include "engine/interrupt.hpp"
 #include "engine/measure.hpp"
 #include "engine/plan.hpp"
+#include "engine/progress.hpp"
 #include "engine/provenance.hpp"
 #include "engine/report.hpp"
 #include "engine/results.hpp"
+#include "engine/resume.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/record.hpp"
 #include "tuning/db.hpp"
@@ -74,46 +79,84 @@ PointRecord measure_planned_point(int index, const Plan& plan, const PlannedPoin
   return rec;
 }
 
-int run_experiment(const Experiment& e, std::filesystem::path* dir) {
+int run_experiment(const Experiment& e, std::filesystem::path* dir, const ResumeOptions* resume) {
   // The tuning database, read only: a missing file means nothing is tuned yet.
   const auto db_path = tuning::resolve_db_path(e.db);
   const auto db = db_path.empty() ? nullptr : tuning::TuningDb::open_if_exists(db_path);
   const Plan plan = plan_experiment(e, db.get());
-  return run_plan(e, plan, dir, db ? db_path : std::string());
+  return run_plan(e, plan, dir, db ? db_path : std::string(), resume);
 }
 
-int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, const std::string& tuning_db) {
-  auto ej = experiment_json(e, plan);
-  ej["tuning_db"] = tuning_db.empty() ? nlohmann::json(nullptr) : nlohmann::json(tuning_db);
-  ExperimentWriter writer(e.out_root, e.name, ej);
-  if (dir) *dir = writer.dir();
-  fmt::print(stderr, "hetbench: recording in {}\n", writer.dir().string());
+int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, const std::string& tuning_db,
+             const ResumeOptions* resume) {
+  std::unique_ptr<ExperimentWriter> writer;
+  std::unique_ptr<ExperimentLock> lock;
+  ResumeState state;
+  if (resume) {
+    lock = std::make_unique<ExperimentLock>(resume->dir);
+    // Matched before the folder is touched: a refused resume changes nothing.
+    state = match_records(plan, e.seed, read_results(resume->dir), *resume);
+    writer = std::make_unique<ExperimentWriter>(ExperimentWriter::Reopen{}, resume->dir);
+    if (state.retried) writer->replace_records(state.kept);
+  } else {
+    auto ej = experiment_json(e, plan);
+    ej["tuning_db"] = tuning_db.empty() ? nlohmann::json(nullptr) : nlohmann::json(tuning_db);
+    writer = std::make_unique<ExperimentWriter>(e.out_root, e.name, ej);
+    lock = std::make_unique<ExperimentLock>(writer->dir());
+  }
+  state.finished.resize(plan.points.size());
+  if (dir) *dir = writer->dir();
+  std::size_t done = 0;
+  int failed = 0, errors = 0;
+  auto count = [&](const nlohmann::json& j) {
+    const std::string st = j.value("status", "");
+    failed += st == "failed";
+    errors += st != "ok" && st != "failed" && st != "skipped";  // error, crashed, timeout, ...
+    ++done;
+  };
+  for (const auto& f : state.finished)
+    if (f) count(*f);
+  if (resume)
+    fmt::print(stderr, "hetbench: resuming {}: {} of {} points finished{}\n", writer->dir().string(), done,
+               plan.points.size(), state.retried ? fmt::format(", {} to measure again", state.retried) : "");
+  else
+    fmt::print(stderr, "hetbench: recording in {}\n", writer->dir().string());
   for (const auto& why : plan.left_out) fmt::print(stderr, "hetbench: {}\n", why);
 
-  std::vector<nlohmann::json> records;
-  int failed = 0, errors = 0;
   {
     InterruptGuard guard;
     PointInputs inputs(plan, e.seed);
-    for (const auto& p : plan.points) {
+    ProgressLine progress(true);
+    double measuring_s = 0;
+    std::size_t measured_now = 0;
+    for (std::size_t i = 0; i < plan.points.size(); ++i) {
       if (interrupted()) break;
-      PointRecord rec = measure_planned_point(static_cast<int>(records.size()), plan, p, inputs, e.seed);
-      failed += rec.status == PointStatus::failed;
-      errors += rec.status == PointStatus::error;
+      if (state.finished[i]) continue;
+      const auto t0 = std::chrono::steady_clock::now();
+      PointRecord rec = measure_planned_point(static_cast<int>(i), plan, plan.points[i], inputs, e.seed);
+      measuring_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      ++measured_now;
       auto j = to_json(rec);
-      writer.append(j);
+      writer->append(j);
+      count(j);
+      progress.clear();
       print_progress(j);
-      records.push_back(std::move(j));
+      progress.update(sweep_progress_text(done, plan.points.size(), failed + errors, measuring_s, measured_now));
+      state.finished[i] = std::move(j);
     }
   }
   const bool stopped = interrupted();
-  writer.finish({{"status", stopped ? "interrupted" : "complete"},
-                 {"points", records.size()},
-                 {"failed", failed},
-                 {"errors", errors}});
+  std::vector<nlohmann::json> records;
+  for (auto& f : state.finished)
+    if (f) records.push_back(std::move(*f));
+  writer->finish({{"status", stopped ? "interrupted" : "complete"},
+                  {"points", records.size()},
+                  {"planned", plan.points.size()},
+                  {"failed", failed},
+                  {"errors", errors}});
   print_report(records, e.format, e.best_only);
   fmt::print(stderr, "hetbench: {} points, {} failed validation, {} errors{}; results in {}\n", records.size(), failed,
-             errors, stopped ? ", interrupted" : "", writer.dir().string());
+             errors, stopped ? ", interrupted" : "", writer->dir().string());
   if (stopped) return 130;
   return failed || errors ? 1 : 0;
 }

@@ -7,6 +7,7 @@
 
 #include "engine/measure.hpp"
 #include "engine/plan.hpp"
+#include "engine/resume.hpp"
 #include "engine/spec.hpp"
 #include "hetbench/record.hpp"
 
@@ -15,8 +16,10 @@ namespace hetbench {
 // Runs the experiment. Returns the process exit status: 0 when every point passed,
 // 1 when a point failed validation or hit an error, 130 when interrupted.
 // Bad input throws Error before anything is measured. `dir`, when given, receives the
-// experiment folder.
-int run_experiment(const Experiment& e, std::filesystem::path* dir = nullptr);
+// experiment folder. With `resume`, the experiment (recorded_experiment of resume->dir)
+// goes on in its folder: the points its records hold are not measured again
+// (engine/resume.hpp, docs/resume.md).
+int run_experiment(const Experiment& e, std::filesystem::path* dir = nullptr, const ResumeOptions* resume = nullptr);
 
 // One planned point measured as `run` measures it, numbered `index`: a point with a
 // violated constraint is recorded as skipped, a build, launch or memory failure as an

@@ -1,5 +1,6 @@
 // Sweep spec files (docs/spec-format.md).
 #include <cmath>
+#include <filesystem>
 #include <iterator>
 #include <set>
 #include <sstream>
@@ -7,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "engine/spec.hpp"
+#include "util/cache.hpp"
 #include "util/json_file.hpp"
 #include "hetbench/error.hpp"
 
@@ -167,6 +169,8 @@ Experiment experiment_from_file(const std::string& path) {
   if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", path));
   Experiment e;
   e.spec = j;
+  const std::string text = read_text_file(path);
+  e.spec_file = {{"path", std::filesystem::absolute(path).string()}, {"fnv1a64", hash_hex(text)}, {"text", text}};
   e.name = j.value("name", std::string());
   if (e.name.empty()) {
     auto base = path.substr(path.find_last_of('/') + 1);

@@ -61,6 +61,9 @@ struct Experiment {
   // As given (a spec file's object); experiment.json keeps only what the runs do not
   // hold (name, description, seed, ...), since it records the runs themselves.
   nlohmann::json spec = nlohmann::json::object();
+  // The spec file as read, for experiment.json: {"path" (absolute), "fnv1a64" (of the
+  // text), "text"}; null when the experiment came from the command line.
+  nlohmann::json spec_file;
 };
 
 // Reads a sweep spec file (docs/spec-format.md); throws Error naming the file and key.

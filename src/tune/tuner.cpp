@@ -10,11 +10,12 @@
 
 #include "engine/interrupt.hpp"
 #include "engine/plan.hpp"
+#include "engine/progress.hpp"
 #include "engine/provenance.hpp"
 #include "engine/results.hpp"
+#include "engine/resume.hpp"
 #include "engine/runner.hpp"
 #include "hetbench/error.hpp"
-#include "tune/progress.hpp"
 #include "tune/search.hpp"
 #include "tune/summary.hpp"
 #include "tune/ties.hpp"
@@ -147,13 +148,16 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
   const auto tasks = tasks_of(plan);
   std::unique_ptr<ExperimentWriter> writer;
   std::vector<nlohmann::json> earlier;
+  std::unique_ptr<ExperimentLock> lock;
   if (resume) {
+    lock = std::make_unique<ExperimentLock>(*resume);
     writer = std::make_unique<ExperimentWriter>(ExperimentWriter::Reopen{}, *resume);
     earlier = read_results(*resume);
   } else {
     auto exp = experiment_json(e, plan);
     exp["tune"] = to_json(s);
     writer = std::make_unique<ExperimentWriter>(e.out_root, e.name, exp);
+    lock = std::make_unique<ExperimentLock>(writer->dir());
   }
   fmt::print(stderr, "hetbench: {} in {}\n", resume ? "resuming the tuning" : "recording", writer->dir().string());
   for (const auto& why : plan.left_out) fmt::print(stderr, "hetbench: {}\n", why);
@@ -225,7 +229,8 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
       double left = -1;
       if (s.budget.seconds() > 0) left = std::max(0.0, s.budget.seconds() - time_used - elapsed());
       else if (measured_now > 0) left = measuring_s / measured_now * (budget - measured.size());
-      progress.update(measured.size(), budget, best, left);
+      progress.update(fmt::format("tune: {}/{} evaluations, best {}, {} left", measured.size(), budget, best,
+                                  format_time_left(left)));
       return score_of(measured.back());
     };
     Search search(space, objective, budget,
