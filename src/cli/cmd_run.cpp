@@ -117,6 +117,7 @@ Command add_run(CLI::App& app, const std::string& command_line) {
     Common c;
     RunSelectors sel;
     std::string kernel, lws;
+    Isolation iso;
   };
   auto o = std::make_shared<Opts>();
   sub->add_option("op", o->sel.r.op, "copy, axpy, dot, ...")->required();
@@ -124,6 +125,7 @@ Command add_run(CLI::App& app, const std::string& command_line) {
   sub->add_option("--kernel", o->kernel, "gemm: a GEMMbench entry (.json, hand-written or Lift-generated) or a folder of entries, run unmodified");
   sub->add_option("--lws", o->lws, "with --kernel: the entry's tunable local size, J,I (GEMMbench's lws)");
   add_common(sub, o->c);
+  add_isolation(sub, o->iso, false);
   return {sub, [o, sub, command_line] {
             Experiment e;
             const RunSpec r0 = o->sel.run_spec();
@@ -148,6 +150,7 @@ Command add_run(CLI::App& app, const std::string& command_line) {
             if (!o->kernel.empty()) e.spec["gemmbench"] = o->kernel;
             apply(o->c, e, sub->count("--seed") > 0);
             e.spec["seed"] = e.seed;
+            o->iso.apply(sub, e);
             return run_experiment(e);
           }};
 }
@@ -157,14 +160,17 @@ Command add_sweep(CLI::App& app, const std::string& command_line) {
   auto c = std::make_shared<Common>();
   auto path = std::make_shared<std::string>();
   auto m = std::make_shared<Measure>();
+  auto iso = std::make_shared<Isolation>();
   sub->add_option("spec", *path, "spec file (see bench/ and docs/spec-format.md)")->required();
   add_common(sub, *c);
   add_measure(sub, *m);
-  return {sub, [c, path, m, sub, command_line] {
+  add_isolation(sub, *iso, true);
+  return {sub, [c, path, m, iso, sub, command_line] {
             Experiment e = experiment_from_file(*path);
             for (auto& r : e.runs) apply_measure(sub, *m, r);
             e.command_line = command_line;
             apply(*c, e, sub->count("--seed") > 0);
+            iso->apply(sub, e);
             return run_experiment(e);
           }};
 }
@@ -174,6 +180,7 @@ int run_default_suite(const std::string& command_line) {
   Experiment e = experiment_from_file(path);
   e.command_line = command_line;
   if (!e.spec.contains("seed")) e.seed = fresh_seed();
+  e.isolate = true;
   fmt::print(stderr, "hetbench: running the default suite ({}) on every device present\n", path);
   return run_experiment(e);
 }

@@ -6,6 +6,7 @@
 #include "engine/interrupt.hpp"
 #include "engine/measure.hpp"
 #include "engine/plan.hpp"
+#include "engine/point_executor.hpp"
 #include "engine/provenance.hpp"
 #include "engine/report.hpp"
 #include "engine/results.hpp"
@@ -14,8 +15,6 @@
 #include "tuning/db.hpp"
 
 namespace hetbench {
-
-namespace {
 
 PointRecord start_record(int index, const RunPlan& run, const PlannedPoint& p, std::uint64_t seed) {
   const Variant& v = *p.variant;
@@ -38,6 +37,8 @@ PointRecord start_record(int index, const RunPlan& run, const PlannedPoint& p, s
   rec.time = now_iso8601();
   return rec;
 }
+
+namespace {
 
 void measure(const PlannedPoint& p, const RunPlan& run, PointInputs& inputs, PointRecord& rec) {
   try {
@@ -89,12 +90,13 @@ int run_experiment(const Experiment& e, std::filesystem::path* dir) {
   int failed = 0, errors = 0;
   {
     InterruptGuard guard;
-    PointInputs inputs(plan, e.seed);
+    const auto executor = make_point_executor(e, plan, db ? db_path : std::string());
     for (const auto& p : plan.points) {
       if (interrupted()) break;
-      PointRecord rec = measure_planned_point(static_cast<int>(records.size()), plan, p, inputs, e.seed);
+      PointRecord rec = executor->measure(static_cast<int>(records.size()), p);
       failed += rec.status == PointStatus::failed;
-      errors += rec.status == PointStatus::error;
+      errors += rec.status == PointStatus::error || rec.status == PointStatus::crashed ||
+                rec.status == PointStatus::timeout;
       auto j = to_json(rec);
       writer.append(j);
       print_progress(j);

@@ -61,6 +61,11 @@ struct Experiment {
   // As given (a spec file's object); experiment.json keeps only what the runs do not
   // hold (name, description, seed, ...), since it records the runs themselves.
   nlohmann::json spec = nlohmann::json::object();
+  // Each point in a worker process per device (docs/isolation.md): a crash or a hang
+  // costs that point only. point_timeout: seconds a point's kernel runs may take before
+  // the worker is killed; empty: derived per point from its expected time.
+  bool isolate = false;
+  std::optional<double> point_timeout;
 };
 
 // Reads a sweep spec file (docs/spec-format.md); throws Error naming the file and key.
