@@ -6,7 +6,9 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <thread>
 
 #include <gmock/gmock.h>
@@ -22,12 +24,12 @@ namespace {
 const std::string kFaults = "--kernels " + source_dir() + "/tests/kernels/faults ";
 
 // A sweep of the planted faults on `device`, then good kernels on it and on the host.
-std::string fault_spec(const std::string& device, const std::vector<std::string>& faults) {
-  nlohmann::json bad = {{"op", "copy"}, {"variants", faults}, {"devices", device}};
-  nlohmann::json good = {{"op", "copy"}, {"variants", {"simple"}}, {"devices", device}};
-  nlohmann::json host = {{"op", "axpy"}, {"variants", {"loop"}}, {"devices", "host"}};
+std::string fault_spec(const std::string& device, const std::vector<std::string>& faults, bool good_copy = true) {
+  nlohmann::json runs = {{{"op", "copy"}, {"variants", faults}, {"devices", device}}};
+  if (good_copy) runs.push_back({{"op", "copy"}, {"variants", {"simple"}}, {"devices", device}});
+  runs.push_back({{"op", "axpy"}, {"variants", {"loop"}}, {"devices", "host"}});
   return nlohmann::json{{"name", "faults"}, {"precisions", {"S"}}, {"sizes", {"1000", "4096"}}, {"reps", 3},
-                        {"warmup", 1},      {"runs", {bad, good, host}}}
+                        {"warmup", 1},      {"runs", runs}}
       .dump(1);
 }
 
@@ -61,6 +63,26 @@ void expect_faults_recorded(const std::vector<nlohmann::json>& recs,
   EXPECT_EQ(good, 4);  // copy simple and axpy loop, two sizes each
 }
 
+// The processes whose parent is `parent`: its workers.
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> out;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream stat(e.path() / "stat");
+    std::string pid, comm, state;
+    long ppid = 0;
+    if (stat >> pid >> comm >> state >> ppid && ppid == parent) out.push_back(std::stoi(pid));
+  }
+  return out;
+}
+
+bool gone_soon(pid_t pid) {
+  for (int i = 0; i < 100; ++i) {
+    if (kill(pid, 0) != 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
 }  // namespace
 
 TEST(Isolation, PlantedFaultsOnPocl) {
@@ -90,14 +112,13 @@ TEST(Isolation, NoIsolateRunsInProcess) {
 }
 
 TEST(Isolation, DeviceFailingItsCheckTakesNoMorePoints) {
-  // A kernel folder without the copy op's simple kernel: after the first fault the check
-  // cannot run its known-good kernel, so the device's later points are errors saying
-  // why, and the host's points are still measured.
-  TempDir tmp, kernels;
-  std::filesystem::copy(source_dir() + "/tests/kernels/faults", kernels.path());
+  // An empty kernel folder instead of kernels/: after the first fault the check finds no
+  // known-good kernel to run, so the device's later points are errors saying why, and
+  // the host's points are still measured.
+  TempDir tmp, no_kernels;
   int status = 0;
-  const auto recs = sweep(tmp, fault_spec("opencl:0:0", {"trap"}), "--point-timeout 5", status,
-                          "HETBENCH_KERNEL_DIR=" + kernels.str());
+  const auto recs = sweep(tmp, fault_spec("opencl:0:0", {"trap"}, false), "--point-timeout 5", status,
+                          "HETBENCH_KERNEL_DIR=" + no_kernels.str());
   EXPECT_EQ(status, 1);
   ASSERT_EQ(recs.size(), 4u);  // trap at two sizes, axpy loop at two (no copy simple here)
   EXPECT_EQ(recs[0]["status"], "crashed") << describe(recs[0]);
@@ -112,33 +133,54 @@ TEST(Isolation, WorkersDieWithTheParent) {
   const pid_t parent = spawn_hetbench(kFaults + "sweep " + (tmp.path() / "spec.json").string() + " --out " + tmp.str() +
                                       " --point-timeout 600");
   // The worker: the child of the parent (sh exec'd hetbench, so `parent` is hetbench).
-  pid_t worker = 0;
-  for (int i = 0; i < 600 && !worker; ++i) {
+  std::vector<pid_t> workers;
+  for (int i = 0; i < 600 && workers.empty(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
-      std::ifstream stat(e.path() / "stat");
-      std::string pid, comm, state;
-      long ppid = 0;
-      if (stat >> pid >> comm >> state >> ppid && ppid == parent) worker = std::stoi(pid);
-    }
+    workers = children_of(parent);
   }
-  ASSERT_GT(worker, 0) << "no worker process appeared";
+  ASSERT_EQ(workers.size(), 1u) << "no worker process appeared";
   std::this_thread::sleep_for(std::chrono::seconds(1));  // into the hanging kernel, likely
   kill(parent, SIGKILL);
   waitpid(parent, nullptr, 0);
-  bool gone = false;
-  for (int i = 0; i < 100 && !gone; ++i) {
+  const bool gone = gone_soon(workers[0]);
+  EXPECT_TRUE(gone) << "worker " << workers[0] << " outlived its parent";
+  if (!gone) kill(workers[0], SIGKILL);
+}
+
+TEST(Isolation, CtrlCStopsCleanly) {
+  // As in one process: the sweep ends with status 130, keeps its finished points, and
+  // its worker is gone.
+  TempDir out;
+  const pid_t parent = spawn_hetbench("run dot --device host --variant loop --size 1000:200000:1000 --reps 5 --isolate "
+                                      "--out " + out.str());
+  std::filesystem::path dir;
+  for (int i = 0; i < 1200 && dir.empty(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    gone = kill(worker, 0) != 0;
+    if (!std::filesystem::exists(out.path())) continue;
+    for (const auto& e : std::filesystem::directory_iterator(out.path())) {
+      std::ifstream f(e.path() / "results.jsonl");
+      if (std::count(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>(), '\n') >= 3) dir = e.path();
+    }
   }
-  EXPECT_TRUE(gone) << "worker " << worker << " outlived its parent";
-  if (!gone) kill(worker, SIGKILL);
+  ASSERT_FALSE(dir.empty()) << "no points recorded";
+  const auto workers = children_of(parent);
+  ASSERT_EQ(workers.size(), 1u);
+  kill(parent, SIGINT);
+  int st = 0;
+  waitpid(parent, &st, 0);
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 130);
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(dir / "experiment.json"))["status"], "interrupted");
+  const auto recs = hetbench::read_results(dir);
+  EXPECT_GE(recs.size(), 3u);
+  EXPECT_LT(recs.size(), 200u);
+  for (const auto& r : recs) EXPECT_EQ(r["status"], "ok") << describe(r);
+  EXPECT_TRUE(gone_soon(workers[0]));
 }
 
 TEST(Isolation, PlantedFaultsOnCuda) {
-  TempDir probe;
-  const auto devices = run_hetbench("devices --format json");
-  if (devices.output.find("\"cuda:0\"") == std::string::npos) GTEST_SKIP() << "no CUDA device: `hetbench devices` lists none";
+  const auto devices = run_hetbench("devices");
+  if (devices.output.find("cuda:0") == std::string::npos) GTEST_SKIP() << "no CUDA device: `hetbench devices` lists none";
   TempDir tmp;
   int status = 0;
   const auto recs =
