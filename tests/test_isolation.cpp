@@ -25,12 +25,11 @@ const std::string kFaults = "--kernels " + source_dir() + "/tests/kernels/faults
 
 // A sweep of the planted faults on `device`, then good kernels on it and on the host.
 std::string fault_spec(const std::string& device, const std::vector<std::string>& faults, bool good_copy = true) {
-  nlohmann::json runs = {{{"op", "copy"}, {"variants", faults}, {"devices", device}}};
-  if (good_copy) runs.push_back({{"op", "copy"}, {"variants", {"simple"}}, {"devices", device}});
-  runs.push_back({{"op", "axpy"}, {"variants", {"loop"}}, {"devices", "host"}});
-  return nlohmann::json{{"name", "faults"}, {"precisions", {"S"}}, {"sizes", {"1000", "4096"}}, {"reps", 3},
-                        {"warmup", 1},      {"runs", runs}}
-      .dump(1);
+  const nlohmann::json sizes = {"1000", "4096"};
+  nlohmann::json runs = {{{"op", "copy"}, {"variants", faults}, {"devices", device}, {"sizes", sizes}}};
+  if (good_copy) runs.push_back({{"op", "copy"}, {"variants", {"simple"}}, {"devices", device}, {"sizes", sizes}});
+  runs.push_back({{"op", "axpy"}, {"variants", {"loop"}}, {"devices", "host"}, {"sizes", sizes}});
+  return nlohmann::json{{"name", "faults"}, {"precisions", {"S"}}, {"reps", 3}, {"warmup", 1}, {"runs", runs}}.dump(1);
 }
 
 std::vector<nlohmann::json> sweep(const TempDir& tmp, const std::string& spec, const std::string& opts, int& status,

@@ -74,9 +74,10 @@ IsolatedExecutor::Reply IsolatedExecutor::await(Slot& s, double limit_s, const s
         if (Clock::now() < deadline) continue;
         s.worker->end(0);
         r.fault = PointStatus::timeout;
-        r.why = forwarded ? fmt::format("interrupted: its worker was still {} {:.0f} s after Ctrl-C and was killed",
-                                        phase, kInterruptGrace)
-                          : fmt::format("ran past the {:.3g} s limit while {} and was killed", limit, phase);
+        r.why = forwarded ? fmt::format("interrupted: its worker process was still {} {:.0f} s after Ctrl-C and was "
+                                        "killed", phase, kInterruptGrace)
+                          : fmt::format("ran past the {:.3g} s limit while {} and its worker process was killed", limit,
+                                        phase);
         break;
     }
     s.worker.reset();
@@ -93,13 +94,13 @@ std::string IsolatedExecutor::start(Slot& s, const std::string& device) {
   }
   s.worker->send(setup_);
   Reply r = await(s, kStartLimit, "starting");
-  if (r.fault != PointStatus::ok) return "a worker for the device " + r.why;
+  if (r.fault != PointStatus::ok) return "starting the device's worker failed: " + r.why;
   if (r.msg.value("type", "") != "ready") return "a worker for the device failed: " + r.msg.value("message", r.msg.dump());
   if (!s.after_fault) return "";
   // After a fault: the device must still run a known-good kernel before it takes work.
   s.worker->send({{"type", "check"}, {"device", device}});
   r = await(s, kCheckLimit, "checking the device");
-  if (r.fault != PointStatus::ok) return "the device check after a fault " + r.why;
+  if (r.fault != PointStatus::ok) return "the device failed its check after a fault: " + r.why;
   if (const std::string why = r.msg.value("message", ""); !why.empty())
     return "the device failed its check after a fault: " + why;
   s.after_fault = false;
@@ -127,8 +128,13 @@ PointRecord IsolatedExecutor::measure(int index, const PlannedPoint& p) {
                   {"variant_id", p.variant->id()},
                   {"params", p.params}});
   const Reply r = await(s, kInputsLimit, "inputs");
-  if (r.fault != PointStatus::ok) return planned_record(index, p, r.fault, "the point " + r.why);
+  if (r.fault != PointStatus::ok) return planned_record(index, p, r.fault, "the point: " + r.why);
   const std::string type = r.msg.value("type", "");
+  if (type == "fatal") {  // the worker threw and ends: the next point takes a new one
+    s.worker->end(2000);
+    s.worker.reset();
+    s.after_fault = true;
+  }
   if (type != "record") return planned_record(index, p, PointStatus::error, r.msg.value("message", r.msg.dump()));
   PointRecord rec;
   rec.measured_json = r.msg["record"];

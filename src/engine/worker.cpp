@@ -122,7 +122,7 @@ bool measure(int fd, const nlohmann::json& m, WorkerState& st) {
                                   "kernels changed since the sweep was planned",
                                   p.variant->id(), nlohmann::json(p.params).dump(), index,
                                   m["variant_id"].get<std::string>(), m["params"].dump()));
-  set_phase_listener([&](PointPhase ph) {
+  set_phase_listener([fd, &plan, &p, &st](PointPhase ph) {
     nlohmann::json msg = {{"type", "phase"}, {"phase", phase_name(ph)}};
     if (ph == PointPhase::running) {
       const RunPlan& run = plan.runs[p.run];
