@@ -192,3 +192,14 @@ TEST(Isolation, PlantedFaultsOnCuda) {
                                 {"assert", {"crashed", "cudaErrorAssert"}},
                                 {"broken", {"error", "not_declared_anywhere"}}});
 }
+
+TEST(Isolation, BadPointTimeoutIsBadInput) {
+  for (const char* t : {"0", "-3", "nan"}) {
+    TempDir out;
+    const auto r = run_hetbench(std::string("run dot --device host --size 10 --isolate --point-timeout ") + t +
+                                " --out " + out.str());
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("--point-timeout")) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("is impossible")) << r.output;
+  }
+}

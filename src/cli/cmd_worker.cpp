@@ -1,10 +1,13 @@
 // hetbench __worker: the process a sweep measures its points in (engine/isolated_executor);
 // hidden from --help, started by hetbench itself with its end of the link on fd 3.
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
 #include "engine/point_executor.hpp"
 #include "engine/worker_process.hpp"
+#include "hetbench/error.hpp"
 
 namespace hetbench::cli {
 
@@ -21,13 +24,15 @@ void add_isolation(CLI::App* sub, Isolation& iso, bool by_default) {
                             "only (default: {})", by_default ? "on" : "off"));
   sub->add_option("--point-timeout", iso.timeout,
                   "isolated: seconds a point's kernel runs may take before it is killed and recorded as timeout "
-                  "(default: from the point's expected time, at least 30)")
-      ->check(CLI::PositiveNumber);
+                  "(default: from the point's expected time, at least 30)");
 }
 
 void Isolation::apply(const CLI::App* sub, Experiment& e) const {
   e.isolate = on;
-  if (sub->count("--point-timeout")) e.point_timeout = timeout;
+  if (!sub->count("--point-timeout")) return;
+  if (!(timeout > 0) || !std::isfinite(timeout))
+    throw Error(fmt::format("--point-timeout {} is impossible: expected a positive number of seconds", timeout));
+  e.point_timeout = timeout;
 }
 
 }  // namespace hetbench::cli
