@@ -53,6 +53,8 @@ TEST(Interop, StatusesMapToT4Invalidity) {
   EXPECT_EQ(hetbench::t4_invalidity(record("error", "build")), "compile");
   EXPECT_EQ(hetbench::t4_invalidity(record("error", "run")), "runtime");
   EXPECT_EQ(hetbench::t4_invalidity(record("error")), "runtime");  // recorded before error_stage
+  EXPECT_EQ(hetbench::t4_invalidity(record("crashed")), "runtime");
+  EXPECT_EQ(hetbench::t4_invalidity(record("timeout")), "timeout");
   EXPECT_THROW(hetbench::t4_invalidity(record("maybe")), hetbench::Error);
 }
 

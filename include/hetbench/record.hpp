@@ -17,7 +17,10 @@
 
 namespace hetbench {
 
-enum class PointStatus { ok, failed, error, skipped };
+// crashed: the worker process measuring the point died (a signal, an exit) or hit an
+// error that leaves the device unusable (a CUDA sticky error, OpenCL CL_OUT_OF_RESOURCES);
+// timeout: it ran past --point-timeout and was killed (docs/isolation.md).
+enum class PointStatus { ok, failed, error, skipped, crashed, timeout };
 std::string_view to_string(PointStatus s);
 // For an error point: whether it happened building the kernel or running the point.
 enum class ErrorStage { none, build, run };
@@ -97,6 +100,10 @@ struct PointRecord {
   PointStatus status = PointStatus::ok;
   ErrorStage error_stage = ErrorStage::none;  // set with status error
   std::string message;  // why, for anything but ok
+  // A point measured in a worker process (engine/isolated_executor) arrives as its
+  // results.jsonl object: to_json returns it as it is, with `point` renumbered. The typed
+  // fields above that callers read (point, status, error_stage, message) are set from it.
+  nlohmann::json measured_json;
 };
 
 // The results.jsonl object: absent optionals leave their keys out; "message" only when

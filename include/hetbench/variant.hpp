@@ -103,6 +103,8 @@ std::string kernel_dir();
 // A folder shipped with hetbench ("kernels", "bench"), found the same way.
 std::string data_dir(const std::string& sub);
 void add_kernel_path(const std::string& path);  // from --kernels, before first use
+// The paths given with add_kernel_path, in order: a worker process is handed them.
+std::vector<std::string> kernel_paths();
 
 template <class V>
 struct VariantRegistrar {

@@ -108,6 +108,11 @@ void add_kernel_path(const std::string& path) {
   registry().extra_paths.push_back(path);
 }
 
+std::vector<std::string> kernel_paths() {
+  std::lock_guard lock(registry().mu);
+  return registry().extra_paths;
+}
+
 void register_variant(std::shared_ptr<Variant> v) {
   auto& r = registry();
   std::lock_guard lock(r.mu);

@@ -117,6 +117,7 @@ Command add_run(CLI::App& app, const std::string& command_line) {
     Common c;
     RunSelectors sel;
     std::string kernel, lws;
+    Isolation iso;
   };
   auto o = std::make_shared<Opts>();
   sub->add_option("op", o->sel.r.op, "copy, axpy, dot, ...")->required();
@@ -124,6 +125,7 @@ Command add_run(CLI::App& app, const std::string& command_line) {
   sub->add_option("--kernel", o->kernel, "gemm: a GEMMbench entry (.json, hand-written or Lift-generated) or a folder of entries, run unmodified");
   sub->add_option("--lws", o->lws, "with --kernel: the entry's tunable local size, J,I (GEMMbench's lws)");
   add_common(sub, o->c);
+  add_isolation(sub, o->iso, false);
   return {sub, [o, sub, command_line] {
             Experiment e;
             const RunSpec r0 = o->sel.run_spec();
@@ -148,6 +150,7 @@ Command add_run(CLI::App& app, const std::string& command_line) {
             if (!o->kernel.empty()) e.spec["gemmbench"] = o->kernel;
             apply(o->c, e, sub->count("--seed") > 0);
             e.spec["seed"] = e.seed;
+            o->iso.apply(sub, e);
             return run_experiment(e);
           }};
 }
@@ -165,9 +168,11 @@ Command add_sweep(CLI::App& app, const std::string& command_line) {
                   "no finished point again (docs/resume.md)");
   sub->add_flag("--retry-errors", resume->retry_errors,
                 "with --resume: measure again the points that ended in error, crashed or timeout");
+  auto iso = std::make_shared<Isolation>();
   add_common(sub, *c);
   add_measure(sub, *m);
-  return {sub, [c, path, m, sub, command_line, resume, resume_dir] {
+  add_isolation(sub, *iso, true);
+  return {sub, [c, path, m, iso, sub, command_line, resume, resume_dir] {
             if (resume_dir->empty()) {
               if (path->empty()) throw Error("sweep: give a spec file (or --resume EXPERIMENT)");
               if (resume->retry_errors) throw Error("sweep: --retry-errors goes with --resume EXPERIMENT");
@@ -175,6 +180,7 @@ Command add_sweep(CLI::App& app, const std::string& command_line) {
               for (auto& r : e.runs) apply_measure(sub, *m, r);
               e.command_line = command_line;
               apply(*c, e, sub->count("--seed") > 0);
+              iso->apply(sub, e);
               return run_experiment(e);
             }
             // The recorded experiment decides everything that shapes the points.
@@ -188,6 +194,7 @@ Command add_sweep(CLI::App& app, const std::string& command_line) {
             resume->dir = *resume_dir;
             Experiment e = recorded_experiment(resume->dir);
             e.format = c->format;
+            iso->apply(sub, e);  // isolation is this session's choice, not the record's
             // A `run --kernel` experiment: its GEMMbench entries become variants again.
             if (e.spec.contains("gemmbench") && !e.runs.empty())
               load_foreign_kernels(e.runs[0].op, e.spec["gemmbench"].get<std::string>());
@@ -200,6 +207,7 @@ int run_default_suite(const std::string& command_line) {
   Experiment e = experiment_from_file(path);
   e.command_line = command_line;
   if (!e.spec.contains("seed")) e.seed = fresh_seed();
+  e.isolate = true;
   fmt::print(stderr, "hetbench: running the default suite ({}) on every device present\n", path);
   return run_experiment(e);
 }

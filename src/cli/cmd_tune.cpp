@@ -19,6 +19,7 @@ struct TuneOpts {
   RunSelectors sel;
   std::string strategy = "random", budget, out = "hetbench-results", resume, db;
   std::uint64_t seed = 0;
+  Isolation iso;
 };
 
 // A resumed tuning must ask for what the recorded one asked: anything else would mix two
@@ -59,6 +60,7 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
   sub->add_option("--resume", o->resume, "continue the interrupted tuning in this experiment folder");
   sub->add_option("--db", o->db, "tuning database the best parameters go to (default: $HETBENCH_DB or "
                                  "~/.local/share/hetbench/tuning.db; none: do not store them)");
+  add_isolation(sub, o->iso, true);
   return {sub, [o, sub, command_line] {
             tune::check_strategy(o->strategy);
             // Opened before anything is measured: a foreign or corrupt file stops here.
@@ -91,6 +93,7 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
               for (auto& [k, v] : recorded.items())
                 if (!given.contains(k)) given[k] = v;
               check_same(o->resume, "tuning settings", recorded, given, true);
+              o->iso.apply(sub, e);
               return tune::tune_experiment(e, rec, o->resume, hook(e.seed));
             }
             if (o->sel.r.op.empty()) throw Error("tune: give the op to tune (or --resume EXPERIMENT)");
@@ -101,6 +104,7 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
             e.command_line = command_line;
             e.seed = s.seed;
             e.spec["seed"] = s.seed;
+            o->iso.apply(sub, e);
             return tune::tune_experiment(e, s, std::nullopt, hook(e.seed));
           }};
 }

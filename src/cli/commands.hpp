@@ -36,6 +36,14 @@ struct RunSelectors {
 };
 void add_run_selectors(CLI::App* sub, RunSelectors& s);
 
+// --isolate / --no-isolate and --point-timeout (docs/isolation.md).
+struct Isolation {
+  bool on = false;
+  double timeout = 0;
+  void apply(const CLI::App* sub, Experiment& e) const;
+};
+void add_isolation(CLI::App* sub, Isolation& iso, bool by_default);
+
 Command add_devices(CLI::App& app);
 Command add_list(CLI::App& app);
 Command add_run(CLI::App& app, const std::string& command_line);
@@ -47,6 +55,7 @@ Command add_export(CLI::App& app);  // export t4 (src/interop)
 Command add_kernel(CLI::App& app);  // kernel export-t1 / import-t1 (src/interop)
 Command add_compare(CLI::App& app);  // compare A B (src/compare)
 Command add_replay(CLI::App& app, const std::string& command_line);  // replay EXPERIMENT (src/compare)
+Command add_worker(CLI::App& app);  // the hidden __worker
 int run_default_suite(const std::string& command_line);
 
 }  // namespace hetbench::cli

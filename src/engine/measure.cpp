@@ -136,9 +136,24 @@ std::vector<std::unique_ptr<Buffer>> flush_buffers(Device& dev, std::uint64_t& b
 
 }  // namespace
 
+namespace {
+std::function<void(PointPhase)>& phase_listener() {
+  static std::function<void(PointPhase)> f;
+  return f;
+}
+}  // namespace
+
+void set_phase_listener(std::function<void(PointPhase)> listener) { phase_listener() = std::move(listener); }
+
+void enter_phase(PointPhase phase) {
+  if (phase_listener()) phase_listener()(phase);
+}
+
 void measure_point(Device& dev, const Problem& prob, DeviceBuffers& bufs, const Variant& v, const ParamValues& pv,
                    const Op& op, const MeasurePolicy& policy, PointRecord& rec) {
+  enter_phase(PointPhase::building);
   auto inst = v.prepare(dev, prob, bufs.map(), pv);
+  enter_phase(PointPhase::running);
   if (policy.include_transfers) bufs.prepare_transfers();
   auto run_once = [&] {
     if (policy.include_transfers) bufs.upload_inputs();

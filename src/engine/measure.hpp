@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -81,6 +82,13 @@ class StoppingRule {
 // Bytes a cold-cache flush writes on a device: twice its last-level cache, or 256 MiB
 // where the device does not say.
 std::uint64_t flush_bytes(const DeviceInfo& info);
+
+// Where a point is: a worker process reports each phase to its parent, which gives the
+// build and the kernel runs limits of their own (docs/isolation.md). The listener is
+// the process's one; none by default.
+enum class PointPhase { inputs, building, running };
+void set_phase_listener(std::function<void(PointPhase)> listener);
+void enter_phase(PointPhase phase);
 
 // Measures one point: fills rec's timing, gflops, gbs, what the observers add, the
 // validation, status and message. Throws PointError for build, launch or memory failures.

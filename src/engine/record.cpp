@@ -11,6 +11,8 @@ std::string_view to_string(PointStatus s) {
     case PointStatus::failed: return "failed";
     case PointStatus::error: return "error";
     case PointStatus::skipped: return "skipped";
+    case PointStatus::crashed: return "crashed";
+    case PointStatus::timeout: return "timeout";
   }
   return "?";
 }
@@ -71,6 +73,11 @@ nlohmann::json to_json(const PointTiming& t) {
 }  // namespace
 
 nlohmann::json to_json(const PointRecord& r) {
+  if (!r.measured_json.is_null()) {
+    nlohmann::json j = r.measured_json;
+    j["point"] = r.point;
+    return j;
+  }
   nlohmann::json j = {{"point", r.point},          {"op", r.op},
                       {"variant", r.variant},      {"variant_id", r.variant_id},
                       {"kind", to_string(r.kind)},            {"backend", to_string(r.backend)},

@@ -10,6 +10,7 @@
 #include "engine/interrupt.hpp"
 #include "engine/measure.hpp"
 #include "engine/plan.hpp"
+#include "engine/point_executor.hpp"
 #include "engine/progress.hpp"
 #include "engine/provenance.hpp"
 #include "engine/report.hpp"
@@ -20,8 +21,6 @@
 #include "tuning/db.hpp"
 
 namespace hetbench {
-
-namespace {
 
 PointRecord start_record(int index, const RunPlan& run, const PlannedPoint& p, std::uint64_t seed) {
   const Variant& v = *p.variant;
@@ -44,6 +43,8 @@ PointRecord start_record(int index, const RunPlan& run, const PlannedPoint& p, s
   rec.time = now_iso8601();
   return rec;
 }
+
+namespace {
 
 void measure(const PlannedPoint& p, const RunPlan& run, PointInputs& inputs, PointRecord& rec) {
   try {
@@ -125,7 +126,7 @@ int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, 
 
   {
     InterruptGuard guard;
-    PointInputs inputs(plan, e.seed);
+    const auto executor = make_point_executor(e, plan, tuning_db);
     ProgressLine progress(true);
     double measuring_s = 0;
     std::size_t measured_now = 0;
@@ -133,7 +134,7 @@ int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, 
       if (interrupted()) break;
       if (state.finished[i]) continue;
       const auto t0 = std::chrono::steady_clock::now();
-      PointRecord rec = measure_planned_point(static_cast<int>(i), plan, plan.points[i], inputs, e.seed);
+      PointRecord rec = executor->measure(static_cast<int>(i), plan.points[i]);
       measuring_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       ++measured_now;
       auto j = to_json(rec);

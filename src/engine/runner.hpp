@@ -24,6 +24,9 @@ int run_experiment(const Experiment& e, std::filesystem::path* dir = nullptr, co
 // One planned point measured as `run` measures it, numbered `index`: a point with a
 // violated constraint is recorded as skipped, a build, launch or memory failure as an
 // error. `tune` measures its evaluations through this too, so both record alike.
+// A planned point's record before it is measured: what, where, the seed and the time.
+PointRecord start_record(int index, const RunPlan& run, const PlannedPoint& p, std::uint64_t seed);
+
 PointRecord measure_planned_point(int index, const Plan& plan, const PlannedPoint& p, PointInputs& inputs,
                                   std::uint64_t seed);
 

@@ -64,6 +64,11 @@ struct Experiment {
   // The spec file as read, for experiment.json: {"path" (absolute), "fnv1a64" (of the
   // text), "text"}; null when the experiment came from the command line.
   nlohmann::json spec_file;
+  // Each point in a worker process per device (docs/isolation.md): a crash or a hang
+  // costs that point only. point_timeout: seconds a point's kernel runs may take before
+  // the worker is killed; empty: derived per point from its expected time.
+  bool isolate = false;
+  std::optional<double> point_timeout;
 };
 
 // Reads a sweep spec file (docs/spec-format.md); throws Error naming the file and key.

@@ -172,6 +172,8 @@ std::string t4_invalidity(const json& r) {
   if (status == "ok") return "correct";
   if (status == "failed") return "correctness";
   if (status == "skipped") return "constraints";
+  if (status == "crashed") return "runtime";
+  if (status == "timeout") return "timeout";
   // Records written before error_stage existed count as runtime errors.
   if (status == "error") return r.value("error_stage", "") == "build" ? "compile" : "runtime";
   throw Error(fmt::format("unknown status '{}'", status));
@@ -191,7 +193,7 @@ std::vector<T4Document> experiment_to_t4(const fs::path& dir) {
   std::vector<T4Document> docs;
   std::map<std::string, std::size_t> by_problem;
   std::set<std::string> stems;
-  static const std::set<std::string> statuses{"ok", "failed", "error", "skipped"};
+  static const std::set<std::string> statuses{"ok", "failed", "error", "skipped", "crashed", "timeout"};
   for (std::size_t i = 0; i < records.size(); ++i) {
     const json& r = records[i];
     RecordReader rr(file, i);

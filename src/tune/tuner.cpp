@@ -11,6 +11,7 @@
 #include "engine/interrupt.hpp"
 #include "engine/plan.hpp"
 #include "engine/progress.hpp"
+#include "engine/point_executor.hpp"
 #include "engine/provenance.hpp"
 #include "engine/results.hpp"
 #include "engine/resume.hpp"
@@ -167,7 +168,7 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
 
   std::vector<TuningResult> results;
   InterruptGuard guard;
-  PointInputs inputs(plan, e.seed);
+  const auto executor = make_point_executor(e, plan, "");
   std::size_t first = 0;
   for (std::size_t k = 0; k < tasks.size() && !interrupted(); first += tasks[k].points.size() + tasks[k].pruned, ++k) {
     const Task& t = tasks[k];
@@ -203,7 +204,7 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
         rec = it->second;
       } else {
         const auto t0 = Clock::now();
-        rec = to_json(measure_planned_point(next_point, plan, p, inputs, e.seed));
+        rec = to_json(executor->measure(next_point, p));
         // A point cut short by Ctrl-C is no evaluation: a resume measures it in full.
         if (interrupted()) return kInvalid;
         ++next_point;

@@ -1,0 +1,38 @@
+// hetbench __worker: the process a sweep measures its points in (engine/isolated_executor);
+// hidden from --help, started by hetbench itself with its end of the link on fd 3.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "engine/point_executor.hpp"
+#include "engine/worker_process.hpp"
+#include "hetbench/error.hpp"
+
+namespace hetbench::cli {
+
+Command add_worker(CLI::App& app) {
+  auto* sub = app.add_subcommand("__worker", "");
+  sub->group("");
+  return {sub, [] { return run_worker(kWorkerFd); }};
+}
+
+void add_isolation(CLI::App* sub, Isolation& iso, bool by_default) {
+  iso.on = by_default;
+  sub->add_flag("--isolate,!--no-isolate", iso.on,
+                fmt::format("each point in a worker process per device, so that a crash or a hang costs that point "
+                            "only (default: {})", by_default ? "on" : "off"));
+  sub->add_option("--point-timeout", iso.timeout,
+                  "isolated: seconds a point's kernel runs may take before it is killed and recorded as timeout "
+                  "(default: from the point's expected time, at least 30)");
+}
+
+void Isolation::apply(const CLI::App* sub, Experiment& e) const {
+  e.isolate = on;
+  if (!sub->count("--point-timeout")) return;
+  if (!(timeout > 0) || !std::isfinite(timeout))
+    throw Error(fmt::format("--point-timeout {} is impossible: expected a positive number of seconds", timeout));
+  e.point_timeout = timeout;
+}
+
+}  // namespace hetbench::cli
