@@ -19,8 +19,9 @@ namespace hetbench {
 
 enum class PointStatus { ok, failed, error, skipped };
 std::string_view to_string(PointStatus s);
-// For an error point: whether it happened building the kernel or running the point.
-enum class ErrorStage { none, build, run };
+// For an error point: whether its input could not be read (nothing ran), or it happened
+// building the kernel or running the point.
+enum class ErrorStage { none, build, run, input };
 std::string_view to_string(ErrorStage s);
 
 // When the timed repetitions of a point stop (docs/measurement.md): a fixed count, or

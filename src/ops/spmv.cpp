@@ -114,9 +114,11 @@ class SpmvOp final : public Op {
   }
 
  private:
-  // Matrices are read once per token and seed and shared by every point that uses them.
+  // Matrices are read once per token and seed and shared by every point that uses them;
+  // a file that could not be read is not read again either (its message is kept).
   mutable std::mutex mu_;
   mutable std::map<std::pair<std::string, std::uint64_t>, std::shared_ptr<const CsrMatrix>> cache_;
+  mutable std::map<std::string, std::string> unreadable_;
 
   std::shared_ptr<const CsrMatrix> matrix(const std::string& token, std::uint64_t seed) const {
     if (token.empty()) throw Error("spmv needs a matrix: --matrix FILE.mtx or gen:NAME:k=v,...");
@@ -124,12 +126,22 @@ class SpmvOp final : public Op {
     std::lock_guard lock(mu_);
     auto key = std::make_pair(token, gen ? seed : 0);
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-    auto a = std::make_shared<const CsrMatrix>(gen ? generate_matrix(token, seed) : read_matrix_market(token));
-    if (a->rows < 1 || a->cols < 1)
-      throw Error(fmt::format("{}: a {}x{} matrix is impossible for spmv: it needs at least one row and column",
-                              token, a->rows, a->cols));
-    cache_[key] = a;
-    return a;
+    if (auto it = unreadable_.find(token); it != unreadable_.end()) throw InputError(it->second);
+    if (gen) return cache_[key] = checked(token, generate_matrix(token, seed), false);
+    try {
+      return cache_[key] = checked(token, read_matrix_market(token), true);
+    } catch (const InputError& e) {
+      unreadable_[token] = e.what();
+      throw;
+    }
+  }
+
+  static std::shared_ptr<const CsrMatrix> checked(const std::string& token, CsrMatrix a, bool file) {
+    if (a.rows >= 1 && a.cols >= 1) return std::make_shared<const CsrMatrix>(std::move(a));
+    auto why = fmt::format("{}: a {}x{} matrix is impossible for spmv: it needs at least one row and column", token,
+                           a.rows, a.cols);
+    if (file) throw InputError(why);
+    throw Error(why);
   }
 
   // The matrix features, plus the two ratios that decide between the kernels (the
