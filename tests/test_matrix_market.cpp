@@ -39,12 +39,17 @@ class MatrixMarketIo : public testing::Test {
     return path(name);
   }
 
-  static CsrMatrix read(const std::string& text) { return read_matrix_market(write("ok.mtx", text)); }
+  // Warnings (tests/test_matrix_market_lenient.cpp checks them) are collected, not printed.
+  static CsrMatrix read(const std::string& text) {
+    std::vector<std::string> warnings;
+    return read_matrix_market(write("ok.mtx", text), &warnings);
+  }
 
   // The message of the error that reading `text` from a file called `name` throws.
   static std::string error_of(const std::string& text, const std::string& name = "bad.mtx") {
     try {
-      read_matrix_market(write(name, text));
+      std::vector<std::string> warnings;
+      read_matrix_market(write(name, text), &warnings);
     } catch (const Error& e) {
       return e.what();
     }

@@ -112,6 +112,7 @@ class Parser {
       } else if (*p_ == '%') {
         if (size_line_) note(Departure::body_comment, "a comment line after the size line, skipped");
         skip_line();
+        if (p_ < end_) ++p_, ++line_;  // its newline is no blank line
       } else {
         if (blank) departures_.note(Departure::blank_line, blank, "a blank line, skipped");
         return true;
