@@ -122,6 +122,21 @@ TEST(Corpus, BadFilesBecomeErrorRecordsAndTheOthersAreMeasured) {
   EXPECT_EQ(r.output.find(warning), r.output.rfind(warning));
 }
 
+// --variant auto has nothing to choose by: the record says so, and names the pool's first.
+TEST(Corpus, AutoPointsOfAnUnreadableInputSayNoChoiceWasMade) {
+  Corpus c(5);
+  test::TempDir out;
+  const auto r = test::run_hetbench("run spmv --device host --variant auto --precision S --reps 1 --warmup 0 --matrix " +
+                                    c.good[2] + " --matrix " + c.bad[0] + " --out " + out.str());
+  ASSERT_EQ(r.status, 1) << r.output;
+  const auto recs = read_results(test::only_experiment(out.path()));
+  ASSERT_EQ(recs.size(), 2u);
+  EXPECT_EQ(recs[0]["auto"]["chosen"], recs[0]["variant_id"]);
+  EXPECT_EQ(recs[1].value("error_stage", ""), "input");
+  EXPECT_TRUE(recs[1]["auto"]["chosen"].is_null()) << recs[1].dump();
+  EXPECT_EQ(recs[1]["auto"]["reason"], "the input could not be read");
+}
+
 TEST(Corpus, ALoneBadFileOrABadGeneratorIsStillBadInput) {
   Corpus c(7);
   for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
