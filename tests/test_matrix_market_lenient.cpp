@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "hetbench/error.hpp"
+#include "csr_util.hpp"
 #include "io/matrix_market.hpp"
 #include "sparse/generators.hpp"
 
@@ -49,16 +50,7 @@ class MatrixMarketLenient : public testing::Test {
   fs::path dir_;
 };
 
-CsrMatrix make(int64_t rows, int64_t cols, std::vector<int32_t> rowptr, std::vector<int32_t> colidx,
-               std::vector<double> values) {
-  CsrMatrix m;
-  m.rows = rows;
-  m.cols = cols;
-  m.rowptr = std::move(rowptr);
-  m.colidx = std::move(colidx);
-  m.values = std::move(values);
-  return m;
-}
+using test::csr;
 
 struct Accepted {
   const char* label;
@@ -69,7 +61,7 @@ struct Accepted {
 };
 
 TEST_F(MatrixMarketLenient, HarmlessDeparturesAreReadWithOneWarning) {
-  const CsrMatrix one = make(2, 2, {0, 1, 1}, {0}, {1.5});
+  const CsrMatrix one = csr(2, 2, {0, 1, 1}, {0}, {1.5});
   const std::vector<Accepted> cases = {
       {"banner in lower case", "%%matrixmarket matrix coordinate real general\n2 2 1\n1 1 1.5\n", one, 1,
        "'%%matrixmarket' is not spelled '%%MatrixMarket'"},
@@ -83,29 +75,29 @@ TEST_F(MatrixMarketLenient, HarmlessDeparturesAreReadWithOneWarning) {
       {"field double", "%%MatrixMarket matrix coordinate double general\n2 2 1\n1 1 1.5\n", one, 1,
        "'double' is not standard"},
       {"field unsigned-integer", "%%MatrixMarket matrix coordinate unsigned-integer general\n2 2 1\n2 1 7\n",
-       make(2, 2, {0, 0, 1}, {0}, {7}), 1, "'unsigned-integer'"},
+       csr(2, 2, {0, 0, 1}, {0}, {7}), 1, "'unsigned-integer'"},
       {"CRLF from the start", "%%MatrixMarket matrix coordinate real general\r\n2 2 1\r\n1 1 1.5\r\n", one, 1, "CRLF"},
       {"CRLF later", kGeneral + "% c\n2 2 1\r\n1 1 1.5\r\n", one, 3, "CRLF"},
       {"blank line before the size line", kGeneral + "% c\n\n2 2 1\n1 1 1.5\n", one, 3, "a blank line"},
-      {"blank lines among entries", kGeneral + "2 2 2\n1 1 1.5\n \t\n\n2 2 -1\n", make(2, 2, {0, 1, 2}, {0, 1}, {1.5, -1}),
+      {"blank lines among entries", kGeneral + "2 2 2\n1 1 1.5\n \t\n\n2 2 -1\n", csr(2, 2, {0, 1, 2}, {0, 1}, {1.5, -1}),
        4, "a blank line"},
       {"comment after the size line", kGeneral + "2 2 1\n% written by a tool\n1 1 1.5\n", one, 3,
        "a comment line after the size line"},
-      {"pattern entry with a value", kPattern + "2 2 1\n1 2 5\n", make(2, 2, {0, 1, 1}, {1}, {1}), 3,
+      {"pattern entry with a value", kPattern + "2 2 1\n1 2 5\n", csr(2, 2, {0, 1, 1}, {1}, {1}), 3,
        "the value '5' after the indices of a pattern entry, ignored"},
       {"comment after an entry", kGeneral + "2 2 1\n1 1 1.5 % checked\n", one, 3, "a comment after the entry"},
-      {"integer written as a real", kInteger + "2 2 2\n1 1 2.0\n2 2 -7.\n", make(2, 2, {0, 1, 2}, {0, 1}, {2, -7}), 3,
+      {"integer written as a real", kInteger + "2 2 2\n1 1 2.0\n2 2 -7.\n", csr(2, 2, {0, 1, 2}, {0, 1}, {2, -7}), 3,
        "the integer value '2.0' is written as a real"},
       {"symmetric upper triangle", kSymmetric + "3 3 2\n1 1 1\n1 3 2\n",
-       make(3, 3, {0, 2, 2, 3}, {0, 2, 0}, {1, 2, 2}), 4, "entry (1,3) lies above the diagonal"},
-      {"skew upper triangle", kSkew + "2 2 1\n1 2 3\n", make(2, 2, {0, 1, 2}, {1, 0}, {3, -3}), 3,
+       csr(3, 3, {0, 2, 2, 3}, {0, 2, 0}, {1, 2, 2}), 4, "entry (1,3) lies above the diagonal"},
+      {"skew upper triangle", kSkew + "2 2 1\n1 2 3\n", csr(2, 2, {0, 1, 2}, {1, 0}, {3, -3}), 3,
        "entry (1,2) lies above the diagonal"},
-      {"skew explicit zero diagonal", kSkew + "2 2 2\n2 1 3\n1 1 0\n", make(2, 2, {0, 2, 3}, {0, 1, 0}, {0, -3, 3}), 4,
+      {"skew explicit zero diagonal", kSkew + "2 2 2\n2 1 3\n1 1 0\n", csr(2, 2, {0, 2, 3}, {0, 1, 0}, {0, -3, 3}), 4,
        "the explicit zero (1,1) on the diagonal"},
-      {"duplicates", kGeneral + "2 2 3\n1 1 1\n2 2 2\n1 1 4\n", make(2, 2, {0, 1, 2}, {0, 1}, {5, 2}), 5,
+      {"duplicates", kGeneral + "2 2 3\n1 1 1\n2 2 2\n1 1 4\n", csr(2, 2, {0, 1, 2}, {0, 1}, {5, 2}), 5,
        "entry (1,1) repeats an earlier one; repeated entries are summed"},
       {"symmetric duplicates", kSymmetric + "2 2 3\n2 1 1\n% c\n1 1 7\n2 1 2\n",
-       make(2, 2, {0, 2, 3}, {0, 1, 0}, {7, 3, 3}), 6, "entry (2,1) repeats"},
+       csr(2, 2, {0, 2, 3}, {0, 1, 0}, {7, 3, 3}), 6, "entry (2,1) repeats"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.label);
