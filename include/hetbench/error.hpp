@@ -12,6 +12,15 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An input file (a --matrix file) that cannot be read or is malformed, as "path:line: why".
+// With several inputs the plan records the points that would have used it as errors
+// (stage "input") and the others are measured; a lone input stops the run as bad input.
+// Generators (gen:...) throw plain Error: their arguments are command-line input.
+class InputError : public Error {
+ public:
+  using Error::Error;
+};
+
 // A failure that belongs to one measurement point (kernel build, launch, out of memory):
 // the runner records the point as an error and carries on with the others.
 class PointError : public Error {

@@ -22,8 +22,9 @@ namespace hetbench {
 // timeout: it ran past --point-timeout and was killed (docs/isolation.md).
 enum class PointStatus { ok, failed, error, skipped, crashed, timeout };
 std::string_view to_string(PointStatus s);
-// For an error point: whether it happened building the kernel or running the point.
-enum class ErrorStage { none, build, run };
+// For an error point: whether its input could not be read (nothing ran), or it happened
+// building the kernel or running the point.
+enum class ErrorStage { none, build, run, input };
 std::string_view to_string(ErrorStage s);
 
 // When the timed repetitions of a point stop (docs/measurement.md): a fixed count, or

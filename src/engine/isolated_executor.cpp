@@ -117,7 +117,8 @@ PointRecord IsolatedExecutor::planned_record(int index, const PlannedPoint& p, P
 }
 
 PointRecord IsolatedExecutor::measure(int index, const PlannedPoint& p) {
-  if (!p.skip.empty()) return measure_planned_point(index, plan_, p, no_inputs_, seed_);
+  // Nothing to run (a constraint, an unreadable input): recorded here, as in process.
+  if (!p.skip.empty() || !p.input_error.empty()) return measure_planned_point(index, plan_, p, no_inputs_, seed_);
   const std::string device = plan_.runs[p.run].devices[p.device]->id();
   Slot& s = slots_[device];
   if (!s.worker && s.broken.empty()) s.broken = start(s, device);
@@ -142,7 +143,10 @@ PointRecord IsolatedExecutor::measure(int index, const PlannedPoint& p) {
   rec.status = status_of(rec.measured_json.value("status", ""));
   rec.message = rec.measured_json.value("message", "");
   const std::string stage = rec.measured_json.value("error_stage", "");
-  rec.error_stage = stage == "build" ? ErrorStage::build : stage == "run" ? ErrorStage::run : ErrorStage::none;
+  rec.error_stage = stage == "build" ? ErrorStage::build
+                   : stage == "run"  ? ErrorStage::run
+                   : stage == "input" ? ErrorStage::input
+                                      : ErrorStage::none;
   if (r.msg.value("exit", false)) {  // the device's context is gone with this worker
     s.worker->end(2000);
     s.worker.reset();

@@ -93,7 +93,10 @@ std::map<std::string, std::vector<long long>> given_params(const RunSpec& spec,
 }
 
 // Ops with an input (spmv's matrices) take problems from it, the others from --size.
-std::vector<Sizes> problem_sizes(const RunSpec& spec, const Op& op, std::uint64_t seed) {
+// Among several inputs, a file that cannot be read becomes a size holding only its name,
+// with the reader's message in `errors`: a corpus with one bad file still measures the
+// rest. A lone input, and a generator's arguments, are bad input as before.
+std::vector<Sizes> problem_sizes(const RunSpec& spec, const Op& op, std::uint64_t seed, std::vector<std::string>& errors) {
   const std::string kind = op.input_kind();
   if (kind.empty() && !spec.inputs.empty())
     throw Error(fmt::format("op {} takes no --matrix ('{}'): give its problems with --size", spec.op, spec.inputs[0]));
@@ -107,8 +110,21 @@ std::vector<Sizes> problem_sizes(const RunSpec& spec, const Op& op, std::uint64_
   std::vector<Sizes> sizes;
   for (const auto& tok : spec.sizes)
     for (auto& s : op.parse_sizes(tok)) sizes.push_back(s);
-  for (const auto& tok : spec.inputs)
-    for (auto& s : op.parse_input(tok, seed)) sizes.push_back(s);
+  errors.assign(sizes.size(), "");
+  for (const auto& tok : spec.inputs) {
+    try {
+      for (auto& s : op.parse_input(tok, seed)) {
+        sizes.push_back(s);
+        errors.emplace_back();
+      }
+    } catch (const InputError& e) {
+      if (spec.inputs.size() == 1) throw;
+      Sizes bad;
+      bad.input = tok;
+      sizes.push_back(bad);
+      errors.emplace_back(e.what());
+    }
+  }
   return sizes;
 }
 
@@ -144,14 +160,18 @@ RunPlan plan_run(const RunSpec& spec, std::uint64_t seed, const Op& op,
   }
   if (r.variants.empty() && r.auto_pool.empty())
     throw Error(fmt::format("none of the chosen variants of {} runs on the chosen devices ({})", spec.op, spec.devices));
-  r.sizes = problem_sizes(spec, op, seed);
-  for (const auto& sz : r.sizes) r.features.push_back(op.features(sz, seed));
+  r.sizes = problem_sizes(spec, op, seed, r.input_errors);
+  // An unreadable input has no features: asking would only read the file again.
+  for (std::size_t i = 0; i < r.sizes.size(); ++i)
+    r.features.push_back(r.input_errors[i].empty() ? op.features(r.sizes[i], seed) : nlohmann::json::object());
   check_measurement(spec);
   if (spec.warmup < 0) throw Error(fmt::format("--warmup {} is impossible", spec.warmup));
   // Memory, up front: a point that cannot fit is bad input, not a measurement.
   for (const auto& d : devices)
-    for (const auto& s : r.sizes)
+    for (std::size_t si = 0; si < r.sizes.size(); ++si)
       for (auto p : spec.precisions) {
+        if (!r.input_errors[si].empty()) continue;
+        const auto& s = r.sizes[si];
         auto need = op.device_bytes(s, p);
         const auto& di = d->info();
         if (di.global_mem && need > di.global_mem)
@@ -172,18 +192,38 @@ Plan plan_points(std::vector<RunPlan> runs, const tuning::TuningLookup* db) {
     const Device& dev = *r.devices[di];
     auto res = resolver.resolve(r, si, dev, prec, v, set, hit);
     auto skip = v.violated_constraint(dev, r.sizes[si], prec, res.values);
-    plan.points.push_back({ri, prec, si, di, &v, std::move(res.values), std::move(res.source), std::move(why), std::move(skip)});
+    plan.points.push_back({ri, prec, si, di, &v, std::move(res.values), std::move(res.source), std::move(why), std::move(skip), ""});
+  };
+  // A point whose input could not be read keeps what it would have run, unresolved: the
+  // database and the constraints need the problem it lacks.
+  auto add_unread = [&](std::size_t ri, Precision prec, std::size_t si, std::size_t di, const Variant& v,
+                        const ParamValues& set, nlohmann::json why) {
+    plan.points.push_back({ri, prec, si, di, &v, set, {}, std::move(why), "", plan.runs[ri].input_errors[si]});
   };
   for (std::size_t ri = 0; ri < plan.runs.size(); ++ri) {
     const auto& r = plan.runs[ri];
     // With "all", a variant that has no version in a precision is expected, not news: only
     // variants named on purpose, and device reasons (no FP64, an extension), are said.
     const bool all = std::find(r.spec->variants.begin(), r.spec->variants.end(), "all") != r.spec->variants.end();
+    for (std::size_t si = 0; si < r.sizes.size(); ++si)
+      if (!r.input_errors[si].empty())
+        plan.left_out.push_back(fmt::format("cannot read input '{}', its points are recorded as errors: {}",
+                                            r.sizes[si].input, r.input_errors[si]));
     for (auto prec : r.spec->precisions)
       for (std::size_t si = 0; si < r.sizes.size(); ++si)
         for (std::size_t di = 0; di < r.devices.size(); ++di) {
           const Device& dev = *r.devices[di];
-          if (!r.auto_pool.empty()) {
+          const bool unread = !r.input_errors[si].empty();
+          if (!r.auto_pool.empty() && unread) {
+            // Nothing to choose by: the pool's first variant stands for the choice.
+            for (const auto& v : r.auto_pool)
+              if (v->backend == dev.kernel_language() && v->unsupported_reason(dev, prec).empty()) {
+                auto sets = param_sets(*v, r.given);
+                add_unread(ri, prec, si, di, *v, sets.empty() ? ParamValues{} : sets.front(),
+                           {{"chosen", nullptr}, {"reason", "the input could not be read"}});
+                break;
+              }
+          } else if (!r.auto_pool.empty()) {
             if (auto pick = resolver.pick(r, si, dev, prec)) {
               auto sets = param_sets(*pick->variant, r.given);
               if (sets.empty()) sets = param_sets(*pick->variant, {});
@@ -202,7 +242,9 @@ Plan plan_points(std::vector<RunPlan> runs, const tuning::TuningLookup* db) {
                 plan.left_out.push_back(fmt::format("skipping {} on {} in {}: {}", v.id(), dev.id(), name(prec), why));
               continue;
             }
-            for (const auto& params : pv.param_sets) add(ri, prec, si, di, v, params, std::nullopt, nullptr);
+            for (const auto& params : pv.param_sets)
+              if (unread) add_unread(ri, prec, si, di, v, params, nullptr);
+              else add(ri, prec, si, di, v, params, std::nullopt, nullptr);
           }
         }
   }

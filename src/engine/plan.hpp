@@ -31,6 +31,10 @@ struct RunPlan {
   std::vector<std::shared_ptr<Device>> devices;
   std::vector<Sizes> sizes;
   std::vector<nlohmann::json> features;  // per size: Op::features, for the problem class
+  // Per size: the reader's message for an input file that could not be read (the size
+  // holds only its name); empty for the others. Only with several inputs: a lone bad
+  // input throws instead.
+  std::vector<std::string> input_errors;
   // --variant auto: the op's own variants (kernel and host code, not libraries) it
   // chooses from per point; empty without auto.
   std::vector<std::shared_ptr<Variant>> auto_pool;
@@ -48,6 +52,9 @@ struct PlannedPoint {
   std::map<std::string, std::string> param_source;  // where each value came from
   nlohmann::json auto_choice;  // --variant auto: {"chosen", "reason"}; null otherwise
   std::string skip;  // the violated constraint; empty when the point is measured
+  // Its input could not be read (RunPlan::input_errors): recorded as an error with stage
+  // "input", never measured; params are the given or metadata values, unresolved.
+  std::string input_error;
 };
 
 struct Plan {
@@ -61,7 +68,8 @@ struct Plan {
 
 // Resolves one run from the candidate variants of its op and the chosen devices; throws
 // Error on unknown variants or parameters, values outside a domain, missing or
-// superfluous sizes, impossible repetitions, or a point that cannot fit in memory.
+// superfluous sizes, impossible repetitions, or a point that cannot fit in memory; and
+// InputError on an unreadable input file when it is the run's only input.
 RunPlan plan_run(const RunSpec& spec, std::uint64_t seed, const Op& op,
                  const std::vector<std::shared_ptr<Variant>>& candidates,
                  const std::vector<std::shared_ptr<Device>>& devices);

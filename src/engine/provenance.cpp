@@ -49,7 +49,12 @@ nlohmann::json experiment_json(const Experiment& e, const Plan& plan) {
     if (p.variant && !hashes.contains(p.variant->id())) hashes[p.variant->id()] = tuning::variant_hash(*p.variant);
   nlohmann::json runs = nlohmann::json::array();
   for (const auto& r : e.runs) runs.push_back(to_json(r));
-  return {{"hetbench_version", HETBENCH_VERSION},
+  // Inputs that could not be read: their points are error records (stage "input").
+  nlohmann::json unread = nlohmann::json::array();
+  for (const auto& r : plan.runs)
+    for (std::size_t i = 0; i < r.input_errors.size(); ++i)
+      if (!r.input_errors[i].empty()) unread.push_back({{"input", r.sizes[i].input}, {"message", r.input_errors[i]}});
+  nlohmann::json j = {{"hetbench_version", HETBENCH_VERSION},
           {"git_commit", git_commit()},
           {"command_line", e.command_line},
           {"name", e.name},
@@ -63,6 +68,8 @@ nlohmann::json experiment_json(const Experiment& e, const Plan& plan) {
           {"variant_hashes", hashes},
           {"start_time", now_iso8601()},
           {"status", "running"}};
+  if (!unread.empty()) j["unreadable_inputs"] = unread;
+  return j;
 }
 
 }  // namespace hetbench

@@ -34,6 +34,7 @@ std::string_view to_string(ErrorStage s) {
     case ErrorStage::none: return "none";
     case ErrorStage::build: return "build";
     case ErrorStage::run: return "run";
+    case ErrorStage::input: return "input";
   }
   return "?";
 }

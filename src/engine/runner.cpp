@@ -71,7 +71,11 @@ PointRecord measure_planned_point(int index, const Plan& plan, const PlannedPoin
                                   std::uint64_t seed) {
   const RunPlan& run = plan.runs[p.run];
   PointRecord rec = start_record(index, run, p, seed);
-  if (!p.skip.empty()) {
+  if (!p.input_error.empty()) {
+    rec.status = PointStatus::error;
+    rec.error_stage = ErrorStage::input;
+    rec.message = p.input_error;
+  } else if (!p.skip.empty()) {
     rec.status = PointStatus::skipped;
     rec.message = p.skip;
   } else {

@@ -15,18 +15,19 @@ namespace hetbench {
 
 // Runs the experiment. Returns the process exit status: 0 when every point passed,
 // 1 when a point failed validation or hit an error, 130 when interrupted.
-// Bad input throws Error before anything is measured. `dir`, when given, receives the
+// Bad input throws Error before anything is measured (an unreadable file among several
+// inputs is recorded instead: see plan_run). `dir`, when given, receives the
 // experiment folder. With `resume`, the experiment (recorded_experiment of resume->dir)
 // goes on in its folder: the points its records hold are not measured again
 // (engine/resume.hpp, docs/resume.md).
 int run_experiment(const Experiment& e, std::filesystem::path* dir = nullptr, const ResumeOptions* resume = nullptr);
 
-// One planned point measured as `run` measures it, numbered `index`: a point with a
-// violated constraint is recorded as skipped, a build, launch or memory failure as an
-// error. `tune` measures its evaluations through this too, so both record alike.
 // A planned point's record before it is measured: what, where, the seed and the time.
 PointRecord start_record(int index, const RunPlan& run, const PlannedPoint& p, std::uint64_t seed);
 
+// One planned point measured as `run` measures it, numbered `index`: a point with a
+// violated constraint is recorded as skipped, an unreadable input (stage input), a build,
+// launch or memory failure as an error. `tune` measures its evaluations through this too, so both record alike.
 PointRecord measure_planned_point(int index, const Plan& plan, const PlannedPoint& p, PointInputs& inputs,
                                   std::uint64_t seed);
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "sparse/csr.hpp"
 
@@ -9,8 +10,11 @@ namespace hetbench {
 
 // Reads `coordinate` (real, integer, pattern) and `array` (real, integer) matrices that are
 // general, symmetric or skew-symmetric. Symmetric files are expanded, duplicates summed,
-// pattern values become 1.0. Any problem throws hetbench::Error as "path:line: why".
-CsrMatrix read_matrix_market(const std::string& path);
+// pattern values become 1.0. Any problem throws hetbench::InputError as "path:line: why".
+// What departs from the specification harmlessly and scipy.io.mmread or fast_matrix_market
+// read anyway is read too (docs/matrix-market.md), with one warning per kind, "path:line:
+// what", appended to `warnings`, or printed on stderr ("hetbench: warning: ...") without.
+CsrMatrix read_matrix_market(const std::string& path, std::vector<std::string>* warnings = nullptr);
 
 // Writes `coordinate real general` with 17 significant digits, so a read gives back the
 // same matrix bit for bit.

@@ -1,116 +1,30 @@
-// Reading Matrix Market files: one read of the whole file, then parsing from memory.
+// Reading Matrix Market files: one read of the whole file (matrix_market_file.cpp), then
+// parsing from memory.
 #include "io/matrix_market.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <memory>
 #include <new>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "hetbench/error.hpp"
+#include "io/matrix_market_file.hpp"
+#include "io/matrix_market_lenient.hpp"
+#include "io/matrix_market_text.hpp"
 
 namespace hetbench {
 namespace {
 
+using namespace mm;
+
 constexpr int64_t max32 = std::numeric_limits<int32_t>::max();
-
-struct Buffer {
-  std::unique_ptr<char[]> data;
-  size_t size = 0;
-};
-
-// One read of the whole file: parsing from memory is what makes 100+ MB/s possible.
-Buffer read_whole_file(const std::string& path) {
-  auto fail = [&](const char* what) {
-    throw Error(path + ": cannot " + what + " the file (" + std::strerror(errno) + ")");
-  };
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail("open");
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) fail("inspect");
-  if (S_ISDIR(st.st_mode)) throw Error(path + ": is a directory, not a Matrix Market file");
-  // One spare byte, so that a regular file reaches end-of-file without a regrowth.
-  size_t cap = (S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) : size_t{1} << 20) + 1;
-  Buffer b{std::make_unique_for_overwrite<char[]>(cap), 0};
-  for (;;) {
-    if (b.size == cap) {
-      auto bigger = std::make_unique_for_overwrite<char[]>(cap * 2);
-      std::memcpy(bigger.get(), b.data.get(), b.size);
-      b.data = std::move(bigger);
-      cap *= 2;
-    }
-    ssize_t n = ::read(fd, b.data.get() + b.size, cap - b.size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail("read");
-    if (n == 0) break;
-    b.size += static_cast<size_t>(n);
-  }
-  return b;
-}
-
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char c = a[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != b[i]) return false;
-  }
-  return true;
-}
-
-// A token for an error message: quoted, shortened, with unprintable bytes escaped.
-std::string quote(std::string_view t) {
-  std::string s = "'";
-  for (size_t i = 0; i < t.size() && i < 32; ++i) {
-    auto c = static_cast<unsigned char>(t[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      s += static_cast<char>(c);
-    } else {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      s += hex;
-    }
-  }
-  if (t.size() > 32) s += "...";
-  return s + "'";
-}
-
-enum class IntParse { ok, not_integer, overflow };
-
-// [+-]digits, any length; the value saturates (overflow) rather than wrapping.
-IntParse parse_int(std::string_view t, int64_t& v) {
-  size_t i = 0;
-  bool neg = false;
-  if (i < t.size() && (t[i] == '-' || t[i] == '+')) neg = t[i++] == '-';
-  if (i == t.size()) return IntParse::not_integer;
-  bool overflow = false;
-  int64_t acc = 0;
-  for (; i < t.size(); ++i) {
-    unsigned d = static_cast<unsigned char>(t[i]) - unsigned{'0'};
-    if (d > 9) return IntParse::not_integer;
-    if (acc > (std::numeric_limits<int64_t>::max() - d) / 10) overflow = true;
-    else acc = acc * 10 + d;
-  }
-  v = neg ? -acc : acc;
-  return overflow ? IntParse::overflow : IntParse::ok;
-}
 
 enum class Format { coordinate, array };
 enum class Field { real, integer, pattern };
@@ -118,31 +32,40 @@ enum class Symmetry { general, symmetric, skew };
 
 class Parser {
  public:
-  Parser(const std::string& path, const char* begin, const char* end)
-      : path_(path), begin_(begin), p_(begin), end_(end) {}
+  Parser(const std::string& path, const char* begin, const char* end, std::vector<std::string>* warnings)
+      : path_(path), begin_(begin), p_(begin), end_(end), departures_(path, warnings) {}
 
   CsrMatrix parse() {
     if (begin_ == end_) fail("the file is empty");
+    note_crlf();
     parse_banner();
     if (!next_data_line()) fail_at(last_line(), "the file ends before the size line");
     size_line_ = line_;
     parse_sizes();
+    body_ = p_;
     if (format_ == Format::coordinate) parse_coordinate();
     else parse_array();
-    return csr_from_coo(rows_, cols_, r_, c_, v_);
+    CsrMatrix m = csr_from_coo(rows_, cols_, r_, c_, v_);
+    if (m.nnz() < static_cast<int64_t>(r_.size())) check_repeats(m);
+    return m;
   }
 
  private:
   [[noreturn]] void fail(const std::string& why) const { fail_at(line_, why); }
   [[noreturn]] void fail_at(int64_t line, const std::string& why) const {
-    throw Error(path_ + ":" + std::to_string(line) + ": " + why);
+    throw InputError(path_ + ":" + std::to_string(line) + ": " + why);
   }
+  void note(Departure d, const std::string& what) { departures_.note(d, line_, what); }
 
   // The number of the file's last line, for errors at end-of-file.
   int64_t last_line() const { return end_[-1] == '\n' ? line_ - 1 : line_; }
 
   void skip_blanks() {
     while (p_ < end_ && is_blank(*p_)) ++p_;
+  }
+  void skip_line() {
+    auto* nl = static_cast<const char*>(std::memchr(p_, '\n', end_ - p_));
+    p_ = nl ? nl : end_;
   }
   bool at_eol() const { return p_ == end_ || *p_ == '\n'; }
   bool at_token_end(const char* q) const { return q == end_ || *q == '\n' || is_blank(*q); }
@@ -153,9 +76,20 @@ class Parser {
     return {p_, static_cast<size_t>(q - p_)};
   }
 
-  // After an entry: only blanks may follow before the newline.
-  void end_entry(const char* what_follows) {
+  // Blanks read '\r' as a blank, so a CR before each LF costs nothing; said at the first.
+  void note_crlf() {
+    if (auto* cr = static_cast<const char*>(::memmem(begin_, end_ - begin_, "\r\n", 2)))
+      departures_.note(Departure::crlf, 1 + std::count(begin_, cr, '\n'), "CRLF line ends, read as LF");
+  }
+
+  // After an entry: only blanks may follow before the newline, or (`comment_ok`, after a
+  // coordinate entry) a '%' comment, which both readers skip.
+  void end_entry(const char* what_follows, bool comment_ok = false) {
     skip_blanks();
+    if (comment_ok && p_ < end_ && *p_ == '%') {
+      note(Departure::trailing_comment, "a comment after the entry, skipped");
+      skip_line();
+    }
     if (!at_eol()) fail("unexpected " + quote(token()) + " after the " + what_follows);
     if (p_ < end_) {
       ++p_;
@@ -163,34 +97,62 @@ class Parser {
     }
   }
 
-  // Skips blank and comment lines; false at end of file.
+  // Skips blank and comment lines; false at end of file. The specification has comments
+  // only before the size line and no blank lines (blank lines at the end are not worth a
+  // word: nothing follows them).
   bool next_data_line() {
+    int64_t blank = 0;
     for (;;) {
       skip_blanks();
       if (p_ == end_) return false;
       if (*p_ == '\n') {
+        if (!blank) blank = line_;
         ++p_;
         ++line_;
       } else if (*p_ == '%') {
-        auto* nl = static_cast<const char*>(std::memchr(p_, '\n', end_ - p_));
-        p_ = nl ? nl : end_;
+        if (size_line_) note(Departure::body_comment, "a comment line after the size line, skipped");
+        skip_line();
+        if (p_ < end_) ++p_, ++line_;  // its newline is no blank line
       } else {
+        if (blank) departures_.note(Departure::blank_line, blank, "a blank line, skipped");
         return true;
       }
     }
   }
 
+  // "%%MatrixMarket". fast_matrix_market reads "%MatrixMarket" too (some writers emit it),
+  // and hetbench has always read the word in any case.
+  void check_banner_word(std::string_view w) {
+    std::string_view rest;
+    if (w.starts_with("%%")) rest = w.substr(2);
+    else if (w.starts_with("%")) rest = w.substr(1);
+    if (!iequals(rest, "matrixmarket")) fail("missing the '%%MatrixMarket matrix <format> <field> <symmetry>' banner");
+    if (!w.starts_with("%%")) note(Departure::single_percent, "the banner starts with one '%', not '%%MatrixMarket'");
+    if (rest != "MatrixMarket") note(Departure::banner_spelling, "the banner " + quote(w) + " is not spelled '%%MatrixMarket'");
+  }
+
   void parse_banner() {
-    if (end_ - p_ >= 3 && std::memcmp(p_, "\xEF\xBB\xBF", 3) == 0) p_ += 3;  // UTF-8 BOM
+    if (end_ - p_ >= 3 && std::memcmp(p_, "\xEF\xBB\xBF", 3) == 0) {
+      p_ += 3;
+      note(Departure::byte_order_mark, "a UTF-8 byte-order mark before the banner, skipped");
+    }
+    if (p_ < end_ && is_blank(*p_)) note(Departure::banner_indent, "blanks before the banner");
     std::vector<std::string_view> words;
-    for (skip_blanks(); !at_eol() && words.size() < 6; skip_blanks()) {
+    for (skip_blanks(); !at_eol(); skip_blanks()) {
       words.push_back(token());
       p_ += words.back().size();
     }
-    if (words.empty() || !iequals(words[0], "%%matrixmarket"))
-      fail("missing the '%%MatrixMarket matrix <format> <field> <symmetry>' banner");
+    check_banner_word(words.empty() ? std::string_view() : words[0]);
     if (words.size() < 5)
       fail("the banner needs four words after %%MatrixMarket: matrix, format, field, symmetry");
+    if (words.size() > 5)
+      note(Departure::banner_extra, "ignoring " + quote(words[5]) + (words.size() > 6 ? " and what follows" : "") +
+                                        " after the banner's four words");
+    for (size_t i = 1; i < 5; ++i)
+      if (!is_lower(words[i])) {
+        note(Departure::word_case, "the banner word " + quote(words[i]) + " is not lower case");
+        break;
+      }
     if (!iequals(words[1], "matrix")) fail("object " + quote(words[1]) + " is unsupported, only 'matrix' is");
 
     if (iequals(words[2], "coordinate")) format_ = Format::coordinate;
@@ -201,7 +163,12 @@ class Parser {
     else if (iequals(words[3], "integer")) field_ = Field::integer;
     else if (iequals(words[3], "pattern")) field_ = Field::pattern;
     else if (iequals(words[3], "complex")) fail("complex matrices are unsupported");
+    else if (iequals(words[3], "double")) field_ = Field::real;
+    else if (iequals(words[3], "unsigned-integer")) field_ = Field::integer, unsigned_ = true;
     else fail("unknown field " + quote(words[3]) + ", expected 'real', 'integer' or 'pattern'");
+    if (iequals(words[3], "double")) note(Departure::field_double, "the field 'double' is not standard, read as 'real'");
+    if (unsigned_)
+      note(Departure::field_unsigned, "the field 'unsigned-integer' (scipy's) is not standard, read as 'integer' >= 0");
 
     if (iequals(words[4], "general")) symmetry_ = Symmetry::general;
     else if (iequals(words[4], "symmetric")) symmetry_ = Symmetry::symmetric;
@@ -209,7 +176,6 @@ class Parser {
     else if (iequals(words[4], "hermitian")) fail("hermitian matrices are unsupported");
     else fail("unknown symmetry " + quote(words[4]) + ", expected 'general', 'symmetric' or 'skew-symmetric'");
 
-    if (words.size() > 5) fail("unexpected " + quote(words[5]) + " after the banner");
     if (format_ == Format::array && field_ == Field::pattern)
       fail("the array format cannot have the pattern field");
     if (symmetry_ == Symmetry::skew && field_ == Field::pattern)
@@ -282,11 +248,51 @@ class Parser {
     if (!std::isfinite(v)) fail("value " + quote(t) + " is not a finite number");
     if (field_ == Field::integer) {
       int64_t unused;
-      if (parse_int(t, unused) == IntParse::not_integer)
-        fail("expected an integer value, found " + quote(t));
+      if (parse_int(t, unused) == IntParse::not_integer) {
+        if (!is_integral_real(t)) fail("expected an integer value, found " + quote(t));
+        note(Departure::integer_as_real, "the integer value " + quote(t) + " is written as a real");
+      }
+      if (unsigned_ && v < 0) fail("negative value " + quote(t) + " in an unsigned-integer file");
     }
     p_ = ptr;
     return v;
+  }
+
+  // A value after a pattern entry's indices: both readers skip it, and so does hetbench
+  // when it is one number (anything else is left for end_entry to reject).
+  void skip_pattern_value() {
+    skip_blanks();
+    if (at_eol() || *p_ == '%') return;
+    const auto t = token();
+    double unused;
+    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), unused);
+    if (ec == std::errc::invalid_argument || ptr != t.data() + t.size()) return;
+    note(Departure::pattern_value, "the value " + quote(t) + " after the indices of a pattern entry, ignored");
+    p_ += t.size();
+  }
+
+  // Repeated entries are summed, as scipy's conversions and hetbench always did; one that
+  // meets the mirror of the other triangle of a symmetric file would be doubled instead.
+  void check_repeats(const CsrMatrix& m) {
+    const bool sym = symmetry_ != Symmetry::general;
+    const auto rep = first_repeat(m, r_, c_, sym);
+    if (!rep) return;
+    const auto line = line_of_entry(entry_of_push(r_, c_, sym, rep->push));
+    const auto at = "(" + std::to_string(r_[rep->push] + 1) + "," + std::to_string(c_[rep->push] + 1) + ")";
+    if (rep->clash)
+      fail_at(line, at + " is given in both triangles of a symmetric file: with the mirrors it would count twice");
+    departures_.note(Departure::duplicates, line, "entry " + at + " repeats an earlier one; repeated entries are summed");
+  }
+
+  // The line of the e-th entry, found again from the size line: only a warning needs it.
+  int64_t line_of_entry(std::size_t e) {
+    p_ = body_;
+    line_ = size_line_ + 1;
+    for (std::size_t k = 0; next_data_line() && k < e; ++k) {
+      skip_line();
+      if (p_ < end_) ++p_, ++line_;
+    }
+    return line_;
   }
 
   void push(int32_t i, int32_t j, double v) {
@@ -321,16 +327,21 @@ class Parser {
         skip_blanks();
         if (at_eol()) fail("missing value after the row and column indices");
         v = parse_value();
+      } else {
+        skip_pattern_value();
       }
       int64_t line = line_;
-      end_entry(field_ == Field::pattern ? "indices of a pattern entry" : "entry");
+      end_entry(field_ == Field::pattern ? "indices of a pattern entry" : "entry", true);
       if (symmetry_ != Symmetry::general) {
+        const auto at = "(" + std::to_string(i + 1) + "," + std::to_string(j + 1) + ")";
+        if (symmetry_ == Symmetry::skew && i == j && v != 0)
+          fail_at(line, "a skew-symmetric file cannot have the nonzero diagonal entry " + at);
+        if (i == j && symmetry_ == Symmetry::skew)
+          departures_.note(Departure::skew_zero_diagonal, line, "the explicit zero " + at +
+                                                                    " on the diagonal of a skew-symmetric file, kept");
         if (j > i)
-          fail_at(line, "entry (" + std::to_string(i + 1) + "," + std::to_string(j + 1) +
-                            ") is above the diagonal, but a symmetric file stores only the lower triangle");
-        if (symmetry_ == Symmetry::skew && i == j)
-          fail_at(line, "a skew-symmetric file cannot have the diagonal entry (" +
-                            std::to_string(i + 1) + "," + std::to_string(j + 1) + ")");
+          departures_.note(Departure::upper_triangle, line, "entry " + at +
+                           " lies above the diagonal of a symmetric file; read with its mirror as the readers do");
       }
       push(i, j, v);
       if (symmetry_ != Symmetry::general && i != j) push(j, i, symmetry_ == Symmetry::skew ? -v : v);
@@ -375,6 +386,9 @@ class Parser {
   const char* end_;
   int64_t line_ = 1;
   int64_t size_line_ = 0;
+  const char* body_ = nullptr;  // the line after the size line
+  Departures departures_;
+  bool unsigned_ = false;
   Format format_ = Format::coordinate;
   Field field_ = Field::real;
   Symmetry symmetry_ = Symmetry::general;
@@ -385,12 +399,12 @@ class Parser {
 
 }  // namespace
 
-CsrMatrix read_matrix_market(const std::string& path) {
+CsrMatrix read_matrix_market(const std::string& path, std::vector<std::string>* warnings) {
   try {
     Buffer b = read_whole_file(path);
-    return Parser(path, b.data.get(), b.data.get() + b.size).parse();
+    return Parser(path, b.data.get(), b.data.get() + b.size, warnings).parse();
   } catch (const std::bad_alloc&) {
-    throw Error(path + ": not enough memory to read the matrix");
+    throw InputError(path + ": not enough memory to read the matrix");
   }
 }
 

@@ -117,11 +117,13 @@ class SpmvOp final : public Op {
   }
 
  private:
-  // Matrices are read once per token and seed and shared by every point that uses them.
+  // Matrices are read once per token and seed and shared by every point that uses them;
+  // a file that could not be read is not read again either (its message is kept).
   mutable std::mutex mu_;
   mutable std::map<std::pair<std::string, std::uint64_t>, std::shared_ptr<const CsrMatrix>> cache_;
   // A file's content hash, taken when it is read: a replay refuses a file that changed.
   mutable std::map<std::string, std::string> file_hash_;
+  mutable std::map<std::string, std::string> unreadable_;
 
   void add_file_hash(nlohmann::json& f, const std::string& token) const {
     std::lock_guard lock(mu_);
@@ -134,13 +136,24 @@ class SpmvOp final : public Op {
     std::lock_guard lock(mu_);
     auto key = std::make_pair(token, gen ? seed : 0);
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-    auto a = std::make_shared<const CsrMatrix>(gen ? generate_matrix(token, seed) : read_matrix_market(token));
-    if (!gen) file_hash_[token] = sha256_file(token);
-    if (a->rows < 1 || a->cols < 1)
-      throw Error(fmt::format("{}: a {}x{} matrix is impossible for spmv: it needs at least one row and column",
-                              token, a->rows, a->cols));
-    cache_[key] = a;
-    return a;
+    if (auto it = unreadable_.find(token); it != unreadable_.end()) throw InputError(it->second);
+    if (gen) return cache_[key] = checked(token, generate_matrix(token, seed), false);
+    try {
+      auto a = checked(token, read_matrix_market(token), true);
+      file_hash_[token] = sha256_file(token);
+      return cache_[key] = a;
+    } catch (const InputError& e) {
+      unreadable_[token] = e.what();
+      throw;
+    }
+  }
+
+  static std::shared_ptr<const CsrMatrix> checked(const std::string& token, CsrMatrix a, bool file) {
+    if (a.rows >= 1 && a.cols >= 1) return std::make_shared<const CsrMatrix>(std::move(a));
+    auto why = fmt::format("{}: a {}x{} matrix is impossible for spmv: it needs at least one row and column", token,
+                           a.rows, a.cols);
+    if (file) throw InputError(why);
+    throw Error(why);
   }
 
   // The matrix features, plus the two ratios that decide between the kernels (the
