@@ -9,6 +9,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.ticker import NullLocator  # noqa: E402
 
 from . import report_data as rd  # noqa: E402
 
@@ -16,6 +17,9 @@ MARKERS = "osD^v<>pP*hX"
 # Above this many points a scatter is drawn as pixels inside the SVG too, so that a large
 # experiment's SVG stays a few hundred kB and quick to write.
 RASTER_ABOVE = 2000
+# Text stays text in the SVG (the viewer's sans-serif): drawing every glyph as a path made
+# the SVGs several times larger and slower to write.
+matplotlib.rcParams["svg.fonttype"] = "none"
 
 
 class Figure:
@@ -45,57 +49,87 @@ def _grid(n):
     return fig, list(axes.flat[:n])
 
 
+def _finish(fig):
+    """Fixed margins: tight_layout measures every tick label of every panel and was most of
+    the time of a 10,000-point report; so were the minor ticks of the log axes."""
+    for ax in fig.axes:
+        if ax.get_xscale() == "log":
+            ax.xaxis.set_minor_locator(NullLocator())
+        if ax.get_yscale() == "log":
+            ax.yaxis.set_minor_locator(NullLocator())
+    w, h = fig.get_size_inches()
+    fig.subplots_adjust(left=0.75 / w, right=1 - 0.25 / w, bottom=0.55 / h, top=1 - 0.35 / h,
+                        wspace=0.32, hspace=0.45)
+
+
 def _legend(ax, n):
-    ax.legend(fontsize=7, ncol=1 if n <= 8 else 2, loc="best")
+    # A fixed corner: "best" searches every point of every line and cost seconds a figure.
+    ax.legend(fontsize=6, ncol=1 if n <= 8 else 2, loc="lower right", framealpha=0.7)
+
+
+def _panels(items, per_figure=12):
+    return [items[i:i + per_figure] for i in range(0, len(items), per_figure)]
 
 
 def rate_vs_size(ok):
-    """One figure per op: a panel per device and precision, a line per variant."""
+    """One figure per op: a panel per device, a line per variant and precision."""
     out = []
     by_op = {}
     for key, g in rd.size_sweeps(ok):
         by_op.setdefault(key[0], []).append((key, g))
-    for op, panels in sorted(by_op.items()):
+    for op, panels, part in [(op, p, i) for op, ps in sorted(by_op.items()) for i, p in enumerate(_panels(ps))]:
         fig, axes = _grid(len(panels))
-        for ax, ((_, dev, prec), g) in zip(axes, panels):
-            variants = sorted(g["variant_id"].unique())
-            for i, v in enumerate(variants):
-                _errbar(ax, g[g["variant_id"] == v], "size_x", v, MARKERS[i % len(MARKERS)])
+        for ax, ((_, dev), g) in zip(axes, panels):
+            variants = sorted(g.groupby(["variant_id", "precision"]).groups)
+            for i, (v, prec) in enumerate(variants):
+                h = g[(g["variant_id"] == v) & (g["precision"] == prec)]
+                _errbar(ax, h, "size_x", f"{v} {prec}", MARKERS[i % len(MARKERS)])
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
             ax.set_xlabel(g["size_label"].iloc[0])
             ax.set_ylabel(g["unit"].iloc[0])
-            ax.set_title(f"{op} {prec} on {dev}", fontsize=9)
-            ax.grid(True, which="both", alpha=0.3)
+            ax.set_title(f"{op} on {dev}", fontsize=9)
+            ax.grid(True, alpha=0.3)
             _legend(ax, len(variants))
-        fig.tight_layout()
-        out.append(Figure(fig, _slug("size", op),
-                          f"{op}: rate against problem size, one line per variant (its fastest "
+        _finish(fig)
+        out.append(Figure(fig, _slug("size", op, part),
+                          f"{op}: rate against problem size, a panel per device, a line per variant and precision (its fastest "
                           f"parameters at each size); bars: the 95% interval of the median time."))
     return out
 
 
 def rate_vs_local_size(ok):
+    """One figure per op: a panel per device, a line per variant, precision and size."""
     out = []
-    for (op, dev, prec, size), g in rd.local_sweeps(ok):
-        fig, ax = plt.subplots(figsize=(6, 4))
-        variants = sorted(g["variant_id"].unique())
-        for i, v in enumerate(variants):
-            h = g[g["variant_id"] == v]
-            best = rd.best_per(h, ["local_size"]).sort_values("local_size")
-            _errbar(ax, best, "local_size", v, MARKERS[i % len(MARKERS)])
-            if len(h) > len(best):  # several shapes of one size (WX x WY): every one as a dot
-                ax.scatter(h["local_size"], h["rate"], s=8, alpha=0.4, color="gray")
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("local size (work-items per work-group)")
-        ax.set_ylabel(g["unit"].iloc[0])
-        ax.set_title(f"{op} {prec}, {g['size_label'].iloc[0]} = {rd._fmt_num(size)}, on {dev}", fontsize=9)
-        ax.grid(True, which="both", alpha=0.3)
-        _legend(ax, len(variants))
-        fig.tight_layout()
-        out.append(Figure(fig, _slug("lws", op, prec, dev, size),
-                          f"{op} {prec} on {dev}: rate against the work-group size "
-                          f"(the product of {', '.join(rd.LOCAL_SIZE_PARAMS)} where set)."))
+    by_op = {}
+    for key, g, n_sizes in rd.local_sweeps(ok):
+        by_op.setdefault(key[0], []).append((key, g, n_sizes))
+    for op, all_panels in sorted(by_op.items()):
+        for part, panels in enumerate(_panels(all_panels)):
+            fig, axes = _grid(len(panels))
+            for ax, ((_, dev), g, n_sizes) in zip(axes, panels):
+                series = sorted(g.groupby(["variant_id", "precision", "size_x"]).groups)
+                for i, (v, prec, size) in enumerate(series):
+                    h = g[(g["variant_id"] == v) & (g["precision"] == prec) & (g["size_x"] == size)]
+                    best = rd.best_per(h, ["local_size"]).sort_values("local_size")
+                    label = f"{v} {prec}" + ("" if g["size_x"].nunique() == 1 else f", {rd._fmt_num(size)}")
+                    _errbar(ax, best, "local_size", label, MARKERS[i % len(MARKERS)])
+                    if len(h) > len(best):  # several shapes of one size (WX x WY): every one as a dot
+                        ax.scatter(h["local_size"], h["rate"], s=8, alpha=0.4, color="gray")
+                ax.set_xscale("log", base=2)
+                ax.set_xlabel("local size (work-items per work-group)")
+                ax.set_ylabel(g["unit"].iloc[0])
+                shown = g["size_x"].nunique()
+                more = f", {shown} of {n_sizes} sizes" if n_sizes > shown else ""
+                ax.set_title(f"{op} on {dev}{more}", fontsize=9)
+                ax.grid(True, alpha=0.3)
+                _legend(ax, len(series))
+            _finish(fig)
+            out.append(Figure(fig, _slug("lws", op, part),
+                              f"{op}: rate against the work-group size (the product of "
+                              f"{', '.join(rd.LOCAL_SIZE_PARAMS)} where set), a line per variant and "
+                              f"precision and problem size ({g['size_label'].iloc[0]}; at most 3 sizes a panel, spread "
+                              f"from the smallest to the largest swept)."))
     return out
 
 
@@ -129,9 +163,9 @@ def roofline(ok):
         ax.set_xlabel("arithmetic intensity (flops / minimum bytes)")
         ax.set_ylabel("GFLOP/s")
         ax.set_title(f"roofline of {dev}", fontsize=9)
-        ax.grid(True, which="both", alpha=0.3)
+        ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7)
-        fig.tight_layout()
+        _finish(fig)
         out.append(Figure(fig, _slug("roofline", dev),
                           f"{dev}: every passing point under the measured ceilings "
                           f"(copy bandwidth and FMA peak per precision, from {c['source'] or 'the records'})."))
@@ -178,7 +212,7 @@ def tuning_landscapes(ok, contexts):
                 ax.legend(fontsize=7)
                 kind = "rate of every evaluated configuration, fastest first, with the median's interval"
             ax.set_title(title, fontsize=9)
-            fig.tight_layout()
+            _finish(fig)
             out.append(Figure(fig, _slug("tune", exp, task),
                               f"tuning landscape of {title}: {kind}; "
                               f"{len(g)} evaluations of {t.get('space', '?')} configurations ({t.get('strategy', '')})."))
@@ -197,10 +231,10 @@ def accuracy_scatter(table):
     ax.set_yscale("log")
     ax.set_xlabel("largest relative error of an output element")
     ax.set_ylabel("rate (" + "/".join(sorted(t["unit"].unique())) + ")")
-    ax.grid(True, which="both", alpha=0.3)
+    ax.grid(True, alpha=0.3)
     ax.legend(title="precision", fontsize=7)
     ax.set_title("speed against accuracy", fontsize=9)
-    fig.tight_layout()
+    _finish(fig)
     return [Figure(fig, "accuracy", "speed against the measured error: one dot per op, device, size and "
                                     "precision (its fastest variant), as in the table below.")]
 
@@ -226,7 +260,7 @@ def spmv_bars(ok):
         ax.set_ylabel("GB/s")
         ax.set_title(f"SpMV {prec} on {dev}", fontsize=9)
         ax.legend(fontsize=7)
-        fig.tight_layout()
+        _finish(fig)
         out.append(Figure(fig, _slug("spmv", dev, prec),
                           f"SpMV {prec} on {dev}: each variant's fastest point per matrix; hatched: vendor libraries."))
     return out
@@ -243,9 +277,9 @@ def energy(e):
         ax.set_xlabel(g["size_label"].iloc[0])
         ax.set_ylabel(g["energy_unit"].iloc[0])
         ax.set_title(f"{op}: energy efficiency on {dev}", fontsize=9)
-        ax.grid(True, which="both", alpha=0.3)
+        ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7)
-        fig.tight_layout()
+        _finish(fig)
         out.append(Figure(fig, _slug("energy", op, dev),
                           f"{op} on {dev}: work per joule (energy.gb_per_j or energy.gflop_per_j) against size."))
     return out

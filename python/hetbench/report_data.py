@@ -114,26 +114,37 @@ def best_per(df, keys):
 
 
 def size_sweeps(ok):
-    """Groups (op, device, precision) where some variant ran at two sizes or more."""
-    keys = ["op", "device_label", "precision"]
+    """Groups (op, device) where some variant ran at two sizes or more in one precision."""
+    keys = ["op", "device_label"]
     out = []
     for key, g in ok.groupby(keys, sort=True):
         g = g[g["size_x"].notna()]
-        if g.empty or g.groupby("variant_id")["size_x"].nunique().max() < 2:
+        if g.empty or g.groupby(["variant_id", "precision"])["size_x"].nunique().max() < 2:
             continue
-        out.append((key, best_per(g, ["variant_id", "size_x"]).sort_values("size_x")))
+        out.append((key, best_per(g, ["variant_id", "precision", "size_x"]).sort_values("size_x")))
     return out
 
 
-def local_sweeps(ok):
-    """Groups (op, device, precision, size) where a variant ran at two local sizes or more."""
+def local_sweeps(ok, max_sizes=3):
+    """Groups (op, device) where a variant ran at two local sizes or more at one
+    problem size; each with the sizes swept (at most `max_sizes` of them, spread from the
+    smallest to the largest, so that a sweep over sizes and work-groups stays readable)."""
     out = []
-    g_all = ok[ok["local_size"].notna()]
-    for key, g in g_all.groupby(["op", "device_label", "precision", "size_x"], sort=True):
-        swept = g.groupby("variant_id")["local_size"].nunique()
-        swept = swept[swept >= 2].index
-        if len(swept):
-            out.append((key, g[g["variant_id"].isin(swept)].sort_values("local_size")))
+    g_all = ok[ok["local_size"].notna() & ok["size_x"].notna()]
+    for key, g in g_all.groupby(["op", "device_label"], sort=True):
+        counts = g.groupby(["variant_id", "size_x"])["local_size"].nunique()
+        swept = counts[counts >= 2]
+        if swept.empty:
+            continue
+        sizes = sorted(swept.index.get_level_values("size_x").unique())
+        if len(sizes) > max_sizes:
+            pick = {round(i * (len(sizes) - 1) / (max_sizes - 1)) for i in range(max_sizes)}
+            shown = [sizes[i] for i in sorted(pick)]
+        else:
+            shown = sizes
+        keep = [(v, s) for v, s in swept.index if s in shown]
+        sel = g.set_index(["variant_id", "size_x"]).index.isin(keep)
+        out.append((key, g[sel].sort_values("local_size"), len(sizes)))
     return out
 
 
@@ -141,24 +152,22 @@ def accuracy_table(ok):
     """Speed versus accuracy across precisions: per op, device and size where two or more
     of S, D, DF, DD ran, the fastest point of each precision with its measured error."""
     have = ok[ok["precision"].isin(UNIT_ROUNDOFF) & ok["size_x"].notna()]
-    rows = []
-    for (op, dev, size), g in have.groupby(["op", "device_label", "size_x"], sort=True):
-        if g["precision"].nunique() < 2:
-            continue
-        best = best_per(g, ["precision"])
-        ref = best[best["precision"] == "D"]["rate"]
-        ref = ref.iloc[0] if len(ref) else np.nan
-        best = best.assign(order=best["precision"].map(PRECISION_ORDER.index)).sort_values("order")
-        for r in best.to_dict("records"):
-            rows.append({
-                "op": op, "device": dev, "size": _fmt_num(size), "precision": r["precision"],
-                "variant": r["variant_id"], "rate": r["rate"], "unit": r["unit"],
-                "vs D": r["rate"] / ref if ref == ref and ref > 0 else np.nan,
-                "u": UNIT_ROUNDOFF[r["precision"]],
-                "max rel err": r.get("validation_max_rel_err", np.nan),
-                "err/bound": r.get("validation_max_err_over_bound", np.nan),
-            })
-    return pd.DataFrame(rows)
+    keys = ["op", "device_label", "size_x"]
+    if have.empty:
+        return pd.DataFrame()
+    best = best_per(have, keys + ["precision"])
+    best = best[best.groupby(keys)["precision"].transform("nunique") >= 2]
+    if best.empty:
+        return pd.DataFrame()
+    ref = best[best["precision"] == "D"].set_index(keys)["rate"].rename("ref")
+    best = best.join(ref, on=keys)
+    best = best.assign(order=best["precision"].map(PRECISION_ORDER.index)).sort_values(keys + ["order"])
+    return pd.DataFrame({
+        "op": best["op"], "device": best["device_label"], "size": best["size_x"].map(_fmt_num),
+        "precision": best["precision"], "variant": best["variant_id"], "rate": best["rate"], "unit": best["unit"],
+        "vs D": best["rate"] / best["ref"], "u": best["precision"].map(UNIT_ROUNDOFF),
+        "max rel err": _col(best, "validation_max_rel_err"),
+        "err/bound": _col(best, "validation_max_err_over_bound")}).reset_index(drop=True)
 
 
 def spmv_table(ok):
