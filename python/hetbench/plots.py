@@ -145,7 +145,7 @@ def roofline(ok):
         if g.empty:
             missing.append(dev)
             continue
-        fig, ax = plt.subplots(figsize=(6.5, 4.5))
+        fig, ax = plt.subplots(figsize=(9, 4.5))
         lo = min(g["intensity"].min(), 0.01) / 2
         hi = max(g["intensity"].max(), 100) * 2
         x = np.logspace(math.log10(lo), math.log10(hi), 200)
@@ -164,8 +164,9 @@ def roofline(ok):
         ax.set_ylabel("GFLOP/s")
         ax.set_title(f"roofline of {dev}", fontsize=9)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside: points fill the axes
         _finish(fig)
+        fig.subplots_adjust(right=0.68)
         out.append(Figure(fig, _slug("roofline", dev),
                           f"{dev}: every passing point under the measured ceilings "
                           f"(copy bandwidth and FMA peak per precision, from {c['source'] or 'the records'})."))
