@@ -150,6 +150,22 @@ def build(dirs, out):
         rep.absent(f"{left_out} of {len(df)} points did not pass (failed, error or skipped) and are in no plot; "
                    "they are listed at the end.")
 
+    if ok.empty:
+        rep.absent(f"No point passed ({len(df)} recorded): nothing to plot.")
+    else:
+        _plot_sections(rep, df, ok)
+    if left_out:
+        rep.section("Points that did not pass")
+        bad = df[df["status"] != "ok"]
+        cols = [c for c in ("experiment", "point", "op", "variant_id", "device", "precision", "status", "message")
+                if c in bad]
+        rep.table(bad[cols].head(500), "first 500" if len(bad) > 500 else "")
+    names = list(df.attrs["experiments"])
+    rep.write("hetbench report: " + (names[0] if len(names) == 1 else f"{len(names)} experiments"))
+    return rep
+
+
+def _plot_sections(rep, df, ok):
     rep.section("Rate against size")
     figs = plots.rate_vs_size(ok)
     rep.figures_of(figs) if figs else rep.absent("No variant ran at two sizes or more: nothing to plot against size.")
@@ -212,16 +228,6 @@ def build(dirs, out):
         rep.absent("No point recorded energy (energy.available: NVML on NVIDIA GPUs, docs/measurement.md).")
     else:
         rep.figures_of(plots.energy(e))
-
-    if left_out:
-        rep.section("Points that did not pass")
-        bad = df[df["status"] != "ok"]
-        cols = [c for c in ("experiment", "point", "op", "variant_id", "device", "precision", "status", "message")
-                if c in bad]
-        rep.table(bad[cols].head(500), "first 500" if len(bad) > 500 else "")
-    names = list(df.attrs["experiments"])
-    rep.write("hetbench report: " + (names[0] if len(names) == 1 else f"{len(names)} experiments"))
-    return rep
 
 
 def main(argv=None):
