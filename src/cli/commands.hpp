@@ -56,6 +56,7 @@ Command add_kernel(CLI::App& app);  // kernel export-t1 / import-t1 (src/interop
 Command add_compare(CLI::App& app);  // compare A B (src/compare)
 Command add_replay(CLI::App& app, const std::string& command_line);  // replay EXPERIMENT (src/compare)
 Command add_worker(CLI::App& app);  // the hidden __worker
+Command add_report(CLI::App& app);  // report: HTML with plots (python/hetbench/report.py)
 int run_default_suite(const std::string& command_line);
 
 }  // namespace hetbench::cli

@@ -232,12 +232,14 @@ std::vector<nlohmann::json> read_results(const fs::path& dir) {
   if (!f) throw Error(fmt::format("cannot read '{}'", (dir / "results.jsonl").string()));
   std::vector<nlohmann::json> out;
   std::string line;
-  while (std::getline(f, line)) {
+  for (std::size_t number = 1; std::getline(f, line); ++number) {
     if (line.empty()) continue;
     try {
       out.push_back(nlohmann::json::parse(line));
-    } catch (const nlohmann::json::parse_error&) {
-      if (f.peek() != EOF) throw Error(fmt::format("'{}' has a corrupt line", (dir / "results.jsonl").string()));
+    } catch (const nlohmann::json::parse_error& e) {
+      if (f.peek() != EOF)
+        throw Error(fmt::format("'{}' has a corrupt line {}: {}", (dir / "results.jsonl").string(), number,
+                                json_error_text(e)));
     }
   }
   return out;

@@ -1,0 +1,8 @@
+"""hetbench's Python reader: experiment folders (and the results store) as pandas DataFrames.
+
+    import hetbench
+    df = hetbench.read_experiment("hetbench-results/20250101-120000-sweep")
+
+docs/report.md describes the columns; docs/results-format.md the records behind them.
+"""
+from .experiment import ExperimentError, read_experiment, read_experiments, read_records  # noqa: F401

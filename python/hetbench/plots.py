@@ -1,0 +1,290 @@
+"""The report's figures (matplotlib, Agg). Each function takes the prepared points of
+report_data and returns figures with a caption; the report writes each as PNG and SVG.
+Conventions: sizes on log axes (base 2), rates with their unit, one legend entry per variant,
+error bars from the interval of the median time (docs/results-format.md)."""
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.ticker import NullLocator  # noqa: E402
+
+from . import report_data as rd  # noqa: E402
+
+MARKERS = "osD^v<>pP*hX"
+# Above this many points a scatter is drawn as pixels inside the SVG too, so that a large
+# experiment's SVG stays a few hundred kB and quick to write.
+RASTER_ABOVE = 2000
+# Text stays text in the SVG (the viewer's sans-serif): drawing every glyph as a path made
+# the SVGs several times larger and slower to write.
+matplotlib.rcParams["svg.fonttype"] = "none"
+
+
+class Figure:
+    def __init__(self, fig, name, caption):
+        self.fig, self.name, self.caption = fig, name, caption
+
+
+def _slug(*parts):
+    s = "-".join(str(p) for p in parts)
+    return "".join(c if c.isalnum() else "_" for c in s).strip("_")[:80]
+
+
+def _errbar(ax, g, x, label, marker, line=True):
+    y = g["rate"].to_numpy(float)
+    lo = np.clip(y - g["rate_lo"].to_numpy(float), 0, None)
+    hi = np.clip(np.nan_to_num(g["rate_hi"].to_numpy(float), nan=0.0) - y, 0, None)
+    ax.errorbar(g[x].to_numpy(float), y, yerr=[lo, hi], label=label, marker=marker, markersize=4,
+                capsize=2, linewidth=1 if line else 0, elinewidth=0.8)
+
+
+def _grid(n):
+    cols = min(n, 3)
+    rows = math.ceil(n / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 3.8 * rows), squeeze=False)
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    return fig, list(axes.flat[:n])
+
+
+def _finish(fig):
+    """Fixed margins: tight_layout measures every tick label of every panel and was most of
+    the time of a 10,000-point report; so were the minor ticks of the log axes."""
+    for ax in fig.axes:
+        if ax.get_xscale() == "log":
+            ax.xaxis.set_minor_locator(NullLocator())
+        if ax.get_yscale() == "log":
+            ax.yaxis.set_minor_locator(NullLocator())
+    w, h = fig.get_size_inches()
+    fig.subplots_adjust(left=0.75 / w, right=1 - 0.25 / w, bottom=0.55 / h, top=1 - 0.35 / h,
+                        wspace=0.32, hspace=0.45)
+
+
+def _legend(ax, n):
+    # A fixed corner: "best" searches every point of every line and cost seconds a figure.
+    ax.legend(fontsize=6, ncol=1 if n <= 8 else 2, loc="lower right", framealpha=0.7)
+
+
+def _panels(items, per_figure=12):
+    return [items[i:i + per_figure] for i in range(0, len(items), per_figure)]
+
+
+def rate_vs_size(ok):
+    """One figure per op: a panel per device, a line per variant and precision."""
+    out = []
+    by_op = {}
+    for key, g in rd.size_sweeps(ok):
+        by_op.setdefault(key[0], []).append((key, g))
+    for op, panels, part in [(op, p, i) for op, ps in sorted(by_op.items()) for i, p in enumerate(_panels(ps))]:
+        fig, axes = _grid(len(panels))
+        for ax, ((_, dev), g) in zip(axes, panels):
+            variants = sorted(g.groupby(["variant_id", "precision"]).groups)
+            for i, (v, prec) in enumerate(variants):
+                h = g[(g["variant_id"] == v) & (g["precision"] == prec)]
+                _errbar(ax, h, "size_x", f"{v} {prec}", MARKERS[i % len(MARKERS)])
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel(g["size_label"].iloc[0])
+            ax.set_ylabel(g["unit"].iloc[0])
+            ax.set_title(f"{op} on {dev}", fontsize=9)
+            ax.grid(True, alpha=0.3)
+            _legend(ax, len(variants))
+        _finish(fig)
+        out.append(Figure(fig, _slug("size", op, part),
+                          f"{op}: rate against problem size, a panel per device, a line per variant and precision (its fastest "
+                          f"parameters at each size); bars: the 95% interval of the median time."))
+    return out
+
+
+def rate_vs_local_size(ok):
+    """One figure per op: a panel per device, a line per variant, precision and size."""
+    out = []
+    by_op = {}
+    for key, g, n_sizes in rd.local_sweeps(ok):
+        by_op.setdefault(key[0], []).append((key, g, n_sizes))
+    for op, all_panels in sorted(by_op.items()):
+        for part, panels in enumerate(_panels(all_panels)):
+            fig, axes = _grid(len(panels))
+            for ax, ((_, dev), g, n_sizes) in zip(axes, panels):
+                series = sorted(g.groupby(["variant_id", "precision", "size_x"]).groups)
+                for i, (v, prec, size) in enumerate(series):
+                    h = g[(g["variant_id"] == v) & (g["precision"] == prec) & (g["size_x"] == size)]
+                    best = rd.best_per(h, ["local_size"]).sort_values("local_size")
+                    label = f"{v} {prec}" + ("" if g["size_x"].nunique() == 1 else f", {rd._fmt_num(size)}")
+                    _errbar(ax, best, "local_size", label, MARKERS[i % len(MARKERS)])
+                    if len(h) > len(best):  # several shapes of one size (WX x WY): every one as a dot
+                        ax.scatter(h["local_size"], h["rate"], s=8, alpha=0.4, color="gray")
+                ax.set_xscale("log", base=2)
+                ax.set_xlabel("local size (work-items per work-group)")
+                ax.set_ylabel(g["unit"].iloc[0])
+                shown = g["size_x"].nunique()
+                more = f", {shown} of {n_sizes} sizes" if n_sizes > shown else ""
+                ax.set_title(f"{op} on {dev}{more}", fontsize=9)
+                ax.grid(True, alpha=0.3)
+                _legend(ax, len(series))
+            _finish(fig)
+            out.append(Figure(fig, _slug("lws", op, part),
+                              f"{op}: rate against the work-group size (the product of "
+                              f"{', '.join(rd.LOCAL_SIZE_PARAMS)} where set), a line per variant and "
+                              f"precision and problem size ({g['size_label'].iloc[0]}; at most 3 sizes a panel, spread "
+                              f"from the smallest to the largest swept)."))
+    return out
+
+
+def roofline(ok):
+    """Per device: attained GFLOP/s against arithmetic intensity under its measured ceilings."""
+    out, missing = [], []
+    for dev, g in ok.groupby("device_label", sort=True):
+        c = rd.ceilings_of(g)
+        if c is None:
+            missing.append(dev)
+            continue
+        g = g[g["intensity"].notna() & (g["intensity"] > 0) & (g["achieved_gflops"] > 0)]
+        if g.empty:
+            missing.append(dev)
+            continue
+        fig, ax = plt.subplots(figsize=(9, 4.5))
+        lo = min(g["intensity"].min(), 0.01) / 2
+        hi = max(g["intensity"].max(), 100) * 2
+        x = np.logspace(math.log10(lo), math.log10(hi), 200)
+        for prec, peak in sorted(c["gflops"].items()):
+            ax.plot(x, np.minimum(peak, x * c["gbs"]), linewidth=1.5,
+                    label=f"ceiling {prec}: {c['gbs']:.3g} GB/s, {peak:.3g} GFLOP/s")
+        if not c["gflops"]:
+            ax.plot(x, x * c["gbs"], linewidth=1.5, label=f"copy {c['gbs']:.3g} GB/s")
+        big = len(g) > RASTER_ABOVE
+        for i, ((op, prec), h) in enumerate(g.groupby(["op", "precision"], sort=True)):
+            ax.scatter(h["intensity"], h["achieved_gflops"], s=10, marker=MARKERS[i % len(MARKERS)],
+                       alpha=0.6, label=f"{op} {prec} ({len(h)})", rasterized=big)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("arithmetic intensity (flops / minimum bytes)")
+        ax.set_ylabel("GFLOP/s")
+        ax.set_title(f"roofline of {dev}", fontsize=9)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside: points fill the axes
+        _finish(fig)
+        fig.subplots_adjust(right=0.68)
+        out.append(Figure(fig, _slug("roofline", dev),
+                          f"{dev}: every passing point under the measured ceilings "
+                          f"(copy bandwidth and FMA peak per precision, from {c['source'] or 'the records'})."))
+    return out, missing
+
+
+def tuning_landscapes(ok, contexts):
+    """Per tuned problem: every configuration's rate, sorted; a heat map where two
+    parameters varied."""
+    out = []
+    if "tune_task" not in ok:
+        return out
+    for exp, tasks in contexts.items():
+        tuning = tasks.get("tuning") or []
+        for task, t in enumerate(tuning):
+            g = ok[(ok.get("experiment") == exp) & (ok["tune_task"] == task)] if "experiment" in ok else ok[ok["tune_task"] == task]
+            if len(g) < 2:
+                continue
+            varying = [c for c in rd.param_columns(g) if g[c].nunique() > 1]
+            title = f"{t.get('variant')} {t.get('precision')} on {t.get('device')}, {_sizes(t.get('sizes'))}"
+            if len(varying) == 2:
+                fig, ax = plt.subplots(figsize=(6, 4.5))
+                a, b = varying
+                grid = g.pivot_table(index=b, columns=a, values="rate", aggfunc="max").sort_index()
+                im = ax.imshow(grid.to_numpy(float), origin="lower", aspect="auto", cmap="viridis")
+                ax.set_xticks(range(len(grid.columns)), [str(v) for v in grid.columns])
+                ax.set_yticks(range(len(grid.index)), [str(v) for v in grid.index])
+                ax.set_xlabel(a[6:])
+                ax.set_ylabel(b[6:])
+                fig.colorbar(im, ax=ax, label=g["unit"].iloc[0])
+                kind = "heat map over the two parameters that varied (blank: not evaluated)"
+            else:
+                fig, ax = plt.subplots(figsize=(7, 4))
+                s = g.sort_values("rate", ascending=False)
+                xs = np.arange(1, len(s) + 1)
+                ax.errorbar(xs, s["rate"], yerr=[np.clip(s["rate"] - s["rate_lo"], 0, None),
+                                                 np.clip(s["rate_hi"].fillna(s["rate"]) - s["rate"], 0, None)],
+                            fmt="o", markersize=3, capsize=1.5, elinewidth=0.7, label="configuration")
+                best = t.get("params") or {}
+                ax.set_xlabel("configurations, fastest first")
+                ax.set_ylabel(g["unit"].iloc[0])
+                ax.text(0.98, 0.95, "best: " + ",".join(f"{k}={v}" for k, v in best.items()),
+                        transform=ax.transAxes, ha="right", va="top", fontsize=8)
+                ax.legend(fontsize=7)
+                kind = "rate of every evaluated configuration, fastest first, with the median's interval"
+            ax.set_title(title, fontsize=9)
+            _finish(fig)
+            out.append(Figure(fig, _slug("tune", exp, task),
+                              f"tuning landscape of {title}: {kind}; "
+                              f"{len(g)} evaluations of {t.get('space', '?')} configurations ({t.get('strategy', '')})."))
+    return out
+
+
+def accuracy_scatter(table):
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    t = table[table["max rel err"].notna() & (table["max rel err"] > 0)]
+    if t.empty:
+        plt.close(fig)
+        return []
+    for i, (prec, h) in enumerate(t.groupby("precision")):
+        ax.scatter(h["max rel err"], h["rate"], marker=MARKERS[i % len(MARKERS)], label=prec)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("largest relative error of an output element")
+    ax.set_ylabel("rate (" + "/".join(sorted(t["unit"].unique())) + ")")
+    ax.grid(True, alpha=0.3)
+    ax.legend(title="precision", fontsize=7)
+    ax.set_title("speed against accuracy", fontsize=9)
+    _finish(fig)
+    return [Figure(fig, "accuracy", "speed against the measured error: one dot per op, device, size and "
+                                    "precision (its fastest variant), as in the table below.")]
+
+
+def spmv_bars(ok):
+    out = []
+    sp = ok[ok["op"] == "spmv"]
+    for (dev, prec), g in sp.groupby(["device_label", "precision"], sort=True):
+        best = rd.best_per(g, ["matrix", "variant_id"])
+        mats = sorted(best["matrix"].unique())
+        variants = sorted(best["variant_id"].unique())
+        fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(mats) * max(1, len(variants)) / 2), 4))
+        width = 0.8 / len(variants)
+        for i, v in enumerate(variants):
+            h = best[best["variant_id"] == v].set_index("matrix").reindex(mats)
+            lib = (h["kind"] == "library").any() if "kind" in h else False
+            x = np.arange(len(mats)) + i * width
+            y = h["rate"].to_numpy(float)
+            err = [np.nan_to_num(y - h["rate_lo"].to_numpy(float)), np.nan_to_num(h["rate_hi"].to_numpy(float) - y)]
+            ax.bar(x, y, width, yerr=err, capsize=2, label=v + (" (library)" if lib else ""),
+                   hatch="//" if lib else None)
+        ax.set_xticks(np.arange(len(mats)) + 0.4 - width / 2, mats, rotation=20, ha="right", fontsize=7)
+        ax.set_ylabel("GB/s")
+        ax.set_title(f"SpMV {prec} on {dev}", fontsize=9)
+        ax.legend(fontsize=7)
+        _finish(fig)
+        out.append(Figure(fig, _slug("spmv", dev, prec),
+                          f"SpMV {prec} on {dev}: each variant's fastest point per matrix; hatched: vendor libraries."))
+    return out
+
+
+def energy(e):
+    out = []
+    for (op, dev), g in e.groupby(["op", "device_label"], sort=True):
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for i, ((v, prec), h) in enumerate(g.groupby(["variant_id", "precision"], sort=True)):
+            h = rd.best_per(h, ["size_x"]).sort_values("size_x")
+            ax.plot(h["size_x"], h["per_joule"], marker=MARKERS[i % len(MARKERS)], label=f"{v} {prec}")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel(g["size_label"].iloc[0])
+        ax.set_ylabel(g["energy_unit"].iloc[0])
+        ax.set_title(f"{op}: energy efficiency on {dev}", fontsize=9)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+        _finish(fig)
+        out.append(Figure(fig, _slug("energy", op, dev),
+                          f"{op} on {dev}: work per joule (energy.gb_per_j or energy.gflop_per_j) against size."))
+    return out
+
+
+def _sizes(s):
+    return ", ".join(f"{k}={v}" for k, v in (s or {}).items() if k not in ("soa", "input"))

@@ -1,0 +1,253 @@
+"""hetbench report EXPERIMENT... -o DIR: a static HTML report with plots (docs/report.md).
+
+Run by `hetbench report` as a script (python3 .../hetbench/report.py -o DIR EXP...), or as
+`python3 -m hetbench.report`. Writes DIR/index.html (inline CSS, no scripts from elsewhere,
+nothing fetched) and DIR/plots/<name>.png and .svg for every figure. Exit 2 on bad input
+or a missing package, with one line on stderr.
+"""
+import argparse
+import html
+import importlib
+import os
+import sys
+import time
+
+
+def _require_packages():
+    missing = []
+    for module, package in (("pandas", "python3-pandas"), ("matplotlib", "python3-matplotlib")):
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            missing.append((module, package))
+    if missing:
+        names = " ".join(p for _, p in missing)
+        sys.stderr.write(f"hetbench: error: the report needs {', '.join(m for m, _ in missing)} for "
+                         f"{sys.executable}: install {names} (Debian: apt-get install {names}), "
+                         f"or point HETBENCH_PYTHON at a Python that has them\n")
+        sys.exit(2)
+
+
+if __name__ == "__main__" and not __package__:
+    _require_packages()  # before the package's own imports, which need pandas
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    __package__ = "hetbench"  # noqa: A001
+
+import pandas as pd  # noqa: E402
+
+from . import plots  # noqa: E402
+from . import report_data as rd  # noqa: E402
+from .experiment import ExperimentError, read_experiments  # noqa: E402
+
+CSS = """
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:1200px;
+padding:0 1em;color:#222;line-height:1.4}
+h1{font-size:1.6em}h2{font-size:1.25em;border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
+figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
+figcaption{font-size:.9em;color:#444}figcaption a{margin-left:.5em}
+table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
+th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left}th{background:#f3f3f3}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+p.absent{color:#777;font-style:italic}
+"""
+
+# Writes each image's natural size into the page once it has loaded, so that a headless
+# browser's DOM dump shows whether every plot decoded (tests/test_report.cpp reads it).
+SIZE_SCRIPT = """<script>
+window.addEventListener('load', function () {
+  var imgs = document.querySelectorAll('img.plot'), ok = 0;
+  imgs.forEach(function (im) {
+    im.setAttribute('data-natural', im.naturalWidth + 'x' + im.naturalHeight);
+    if (im.naturalWidth > 0 && im.naturalHeight > 0) ok++;
+  });
+  document.body.setAttribute('data-plots', imgs.length);
+  document.body.setAttribute('data-plots-loaded', ok);
+  document.body.setAttribute('data-tables', document.querySelectorAll('table.data').length);
+});
+</script>"""
+
+
+def _fmt(v):
+    if v is None or (isinstance(v, float) and v != v):
+        return ""
+    if isinstance(v, float):
+        return f"{v:.3g}" if abs(v) < 1e-3 or abs(v) >= 1e5 else f"{v:.4g}"
+    return str(v)
+
+
+def table_html(df, caption=""):
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
+    rows = []
+    for r in df.itertuples(index=False):
+        cells = []
+        for v in r:
+            cls = ' class="num"' if isinstance(v, (int, float)) and not isinstance(v, bool) else ""
+            cells.append(f"<td{cls}>{html.escape(_fmt(v))}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    return f'<table class="data">{cap}<thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+class Report:
+    def __init__(self, out):
+        self.out = out
+        self.parts = []
+        self.figures = 0
+        os.makedirs(os.path.join(out, "plots"), exist_ok=True)
+
+    def section(self, title, intro=""):
+        self.parts.append(f"<h2>{html.escape(title)}</h2>")
+        if intro:
+            self.parts.append(f"<p>{html.escape(intro)}</p>")
+
+    def absent(self, why):
+        self.parts.append(f'<p class="absent">{html.escape(why)}</p>')
+
+    def table(self, df, caption=""):
+        self.parts.append(table_html(df, caption))
+
+    def figures_of(self, figs):
+        for f in figs:
+            base = os.path.join(self.out, "plots", f.name)
+            f.fig.savefig(base + ".png", dpi=100)
+            f.fig.savefig(base + ".svg")
+            plots.plt.close(f.fig)
+            self.figures += 1
+            self.parts.append(
+                f'<figure><img class="plot" src="plots/{f.name}.png" alt="{html.escape(f.caption)}">'
+                f"<figcaption>{html.escape(f.caption)}<a href=\"plots/{f.name}.svg\">SVG</a></figcaption></figure>")
+
+    def write(self, title):
+        doc = (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+               f"<style>{CSS}</style>{SIZE_SCRIPT}</head><body><h1>{html.escape(title)}</h1>"
+               + "\n".join(self.parts) + "</body></html>\n")
+        with open(os.path.join(self.out, "index.html"), "w", encoding="utf-8") as f:
+            f.write(doc)
+
+
+def experiments_table(df):
+    rows = []
+    for name, ctx in df.attrs["experiments"].items():
+        host = ctx.get("host")
+        host = host.get("hostname", "") if isinstance(host, dict) else str(host or "")
+        devs = ", ".join(d.get("id", "") + " " + d.get("name", "") for d in ctx.get("devices") or [] if isinstance(d, dict))
+        n = int((df["experiment"] == name).sum()) if "experiment" in df else 0
+        ok = int(((df["experiment"] == name) & (df["status"] == "ok")).sum()) if n else 0
+        rows.append({"experiment": name, "host": host, "commit": ctx.get("git_commit", ""),
+                     "command": ctx.get("command_line", ""), "devices": devs,
+                     "start (UTC)": ctx.get("start_time", ""), "status": ctx.get("status", ""),
+                     "points": n, "ok": ok})
+    return pd.DataFrame(rows)
+
+
+def build(dirs, out):
+    df = read_experiments(dirs)
+    ok, left_out = rd.prepare(df)
+    rep = Report(out)
+    rep.section("Experiments")
+    rep.table(experiments_table(df))
+    if left_out:
+        rep.absent(f"{left_out} of {len(df)} points did not pass (failed, error or skipped) and are in no plot; "
+                   "they are listed at the end.")
+
+    if ok.empty:
+        rep.absent(f"No point passed ({len(df)} recorded): nothing to plot.")
+    else:
+        _plot_sections(rep, df, ok)
+    if left_out:
+        rep.section("Points that did not pass")
+        bad = df[df["status"] != "ok"]
+        cols = [c for c in ("experiment", "point", "op", "variant_id", "device", "precision", "status", "message")
+                if c in bad]
+        rep.table(bad[cols].head(500), "first 500" if len(bad) > 500 else "")
+    names = list(df.attrs["experiments"])
+    rep.write("hetbench report: " + (names[0] if len(names) == 1 else f"{len(names)} experiments"))
+    return rep
+
+
+def _plot_sections(rep, df, ok):
+    rep.section("Rate against size")
+    figs = plots.rate_vs_size(ok)
+    rep.figures_of(figs) if figs else rep.absent("No variant ran at two sizes or more: nothing to plot against size.")
+
+    rep.section("Rate against local size")
+    figs = plots.rate_vs_local_size(ok)
+    rep.figures_of(figs) if figs else rep.absent(
+        "No variant ran at two work-group sizes or more (WG, WX·WY or LWS parameters) at one problem size.")
+
+    rep.section("Roofline")
+    figs, missing = plots.roofline(ok)
+    rep.figures_of(figs)
+    if not figs:
+        rep.absent("No point carries measured ceilings (the `ceiling` key): run `hetbench ceilings` on the "
+                   "device before the experiment.")
+    elif missing:
+        rep.absent("No ceilings recorded for " + ", ".join(missing) + ": run `hetbench ceilings` there.")
+
+    rep.section("Tuning")
+    tuned = {k: v for k, v in df.attrs["experiments"].items() if v.get("tuning")}
+    if tuned:
+        rows = []
+        for exp, ctx in tuned.items():
+            for t in ctx["tuning"]:
+                rate = t.get("gflops") if (t.get("op") in rd.COMPUTE_BOUND) else t.get("gbs")
+                rows.append({"experiment": exp, "op": t.get("op"), "variant": t.get("variant_id", t.get("variant")),
+                             "device": t.get("device"), "precision": t.get("precision"),
+                             "sizes": plots._sizes(t.get("sizes")),
+                             "best": ",".join(f"{k}={v}" for k, v in (t.get("params") or {}).items()) if t.get("found") else "(none passed)",
+                             "rate": (rate or {}).get("value"),
+                             "unit": "GFLOP/s" if t.get("op") in rd.COMPUTE_BOUND else "GB/s",
+                             "evaluations": t.get("evaluations"), "space": t.get("space"),
+                             "strategy": t.get("strategy")})
+        rep.table(pd.DataFrame(rows), "the best configuration of each tuned problem (experiment.json \"tuning\")")
+        figs = plots.tuning_landscapes(ok, tuned)
+        rep.figures_of(figs) if figs else rep.absent("No tuned problem has two passing evaluations to plot.")
+    else:
+        rep.absent("No experiment is a `hetbench tune` (experiment.json has no \"tuning\").")
+
+    rep.section("Speed against accuracy")
+    acc = rd.accuracy_table(ok)
+    if acc.empty:
+        rep.absent("No op ran in two precisions or more (S, D, DF, DD) at one size on one device.")
+    else:
+        rep.figures_of(plots.accuracy_scatter(acc))
+        rep.table(acc, "fastest variant per precision; vs D: its rate over D's; u: unit roundoff; "
+                       "max rel err and err/bound from the validation (docs/validation.md)")
+
+    rep.section("SpMV per matrix")
+    sp = rd.spmv_table(ok)
+    if sp.empty:
+        rep.absent("No SpMV point passed.")
+    else:
+        rep.figures_of(plots.spmv_bars(ok))
+        rep.table(sp, "fastest kernel against the fastest vendor library (kind library) per matrix")
+
+    rep.section("Energy")
+    e = rd.energy_points(ok)
+    if e.empty:
+        rep.absent("No point recorded energy (energy.available: NVML on NVIDIA GPUs, docs/measurement.md).")
+    else:
+        rep.figures_of(plots.energy(e))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="hetbench report", description=__doc__.splitlines()[0])
+    ap.add_argument("experiments", nargs="+")
+    ap.add_argument("-o", "--out", required=True)
+    args = ap.parse_args(argv)
+    t0 = time.monotonic()
+    try:
+        rep = build(args.experiments, args.out)
+    except ExperimentError as e:
+        sys.stderr.write(f"hetbench: error: {e}\n")
+        return 2
+    except OSError as e:
+        sys.stderr.write(f"hetbench: error: cannot write the report in '{args.out}': {e}\n")
+        return 2
+    sys.stderr.write(f"hetbench: report of {len(args.experiments)} experiment(s), {rep.figures} plot(s), "
+                     f"in {os.path.join(args.out, 'index.html')} ({time.monotonic() - t0:.1f} s)\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

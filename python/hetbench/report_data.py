@@ -1,0 +1,240 @@
+"""What the report plots, derived from read_experiments' DataFrame: the rate of each point
+(GB/s or GFLOP/s) with the interval of its median, the size on the x axis, the local size
+of work-group sweeps, the arithmetic intensity. Pure pandas, no plotting."""
+import math
+
+import numpy as np
+import pandas as pd
+
+# Ops judged by bytes moved (GB/s) and by operations (GFLOP/s); an op not listed goes by
+# its arithmetic intensity (below 1 flop a byte it is memory-bound on every device made).
+MEMORY_BOUND = {"copy", "axpy", "dot", "spmv"}
+COMPUTE_BOUND = {"gemm", "peak"}
+# Unit roundoff of each precision (docs/precision.md), for the speed-versus-accuracy table.
+UNIT_ROUNDOFF = {"S": 2.0**-24, "D": 2.0**-53, "DF": 2.0**-48, "DD": 2.0**-106}
+PRECISION_ORDER = ["S", "DF", "D", "DD"]
+# Parameters that are (a dimension of) the work-group size: docs/metadata-format.md.
+LOCAL_SIZE_PARAMS = ("WG", "WX", "WY", "LWS_J", "LWS_I", "LWS0", "LWS1", "LWS2")
+
+
+def rate_unit(op, flops, min_bytes):
+    if op in MEMORY_BOUND:
+        return "GB/s"
+    if op in COMPUTE_BOUND:
+        return "GFLOP/s"
+    return "GFLOP/s" if min_bytes and flops / min_bytes >= 1 else "GB/s"
+
+
+def _col(df, name, default=np.nan):
+    return df[name] if name in df else pd.Series(default, index=df.index)
+
+
+def size_axis(row):
+    """(x value, axis label) of a point's problem size."""
+    op = row["op"]
+    if op == "spmv":
+        return row.get("size_nnz"), "nonzeros"
+    if op == "gemm":
+        m, n, k = (row.get("size_" + a) for a in "mnk")
+        if all(isinstance(v, (int, float)) and not pd.isna(v) for v in (m, n, k)):
+            return (m * n * k) ** (1.0 / 3.0), "(m·n·k)^(1/3)  [= n when square]"
+    n = row.get("size_n")
+    return n, "n (elements)"
+
+
+def local_size(row):
+    """Work-items per work-group from the parameters, or NaN when none sets it."""
+    values = [row.get("param_" + p) for p in LOCAL_SIZE_PARAMS]
+    values = [v for v in values if isinstance(v, (int, float)) and not pd.isna(v)]
+    return float(np.prod(values)) if values else np.nan
+
+
+def param_columns(df):
+    return [c for c in df.columns if c.startswith("param_")]
+
+
+def config_label(row, columns):
+    parts = []
+    for c in columns:
+        v = row.get(c)
+        if v is not None and not (isinstance(v, float) and math.isnan(v)):
+            parts.append(f"{c[6:]}={int(v) if isinstance(v, float) and v.is_integer() else v}")
+    return ",".join(parts)
+
+
+def matrix_label(row):
+    for key in ("feature_matrix", "size_input"):
+        v = row.get(key)
+        if isinstance(v, str) and v:
+            return v.rsplit("/", 1)[-1]
+    return f"{row.get('size_rows')}x{row.get('size_cols')}"
+
+
+def prepare(df):
+    """The ok points with the derived columns the plots need; and the count left out."""
+    if df.empty:
+        return df, 0
+    ok = df[df["status"] == "ok"].copy()
+    left_out = len(df) - len(ok)
+    if ok.empty:
+        return ok, left_out
+    flops = _col(ok, "flops", 0.0).astype(float)
+    nbytes = _col(ok, "min_bytes", 0.0).astype(float)
+    ok["unit"] = [rate_unit(o, f, b) for o, f, b in zip(ok["op"], flops, nbytes)]
+    work = np.where(ok["unit"] == "GB/s", nbytes, flops) / 1e9
+    med = _col(ok, "median_s").astype(float)
+    lo = _col(ok, "ci95_lo_s").astype(float).fillna(med)
+    hi = _col(ok, "ci95_hi_s").astype(float).fillna(med)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ok["rate"] = work / med
+        # The rate's interval is the time's turned over: the slow end of the time is the low rate.
+        ok["rate_lo"] = work / hi
+        ok["rate_hi"] = np.where(lo > 0, work / lo, np.nan)
+        ok["intensity"] = np.where(nbytes > 0, flops / nbytes, np.nan)
+        ok["achieved_gflops"] = flops / 1e9 / med
+    ok = ok[np.isfinite(ok["rate"]) & (ok["rate"] > 0)]
+    xs = [size_axis(r) for r in ok.to_dict("records")]
+    ok["size_x"] = [x for x, _ in xs]
+    ok["size_label"] = [lab for _, lab in xs]
+    recs = ok.to_dict("records")
+    ok["local_size"] = [local_size(r) for r in recs]
+    pcols = param_columns(ok)
+    ok["config"] = [config_label(r, pcols) for r in recs]
+    ok["matrix"] = [matrix_label(r) if r["op"] == "spmv" else "" for r in recs]
+    ok["device_label"] = ok["device"] + " (" + _col(ok, "device_name", "").astype(str) + ")"
+    if "host" in ok and ok["host"].nunique() > 1:  # several machines: a device id is per machine
+        ok["device_label"] = ok["host"].astype(str) + ": " + ok["device_label"]
+    return ok, left_out
+
+
+def best_per(df, keys):
+    """The fastest point of each group (a variant swept over parameters keeps its best)."""
+    idx = df.groupby(keys, dropna=False)["rate"].idxmax()
+    return df.loc[idx.values]
+
+
+def size_sweeps(ok):
+    """Groups (op, device) where some variant ran at two sizes or more in one precision."""
+    keys = ["op", "device_label"]
+    out = []
+    for key, g in ok.groupby(keys, sort=True):
+        g = g[g["size_x"].notna()]
+        if g.empty or g.groupby(["variant_id", "precision"])["size_x"].nunique().max() < 2:
+            continue
+        out.append((key, best_per(g, ["variant_id", "precision", "size_x"]).sort_values("size_x")))
+    return out
+
+
+def local_sweeps(ok, max_sizes=3):
+    """Groups (op, device) where a variant ran at two local sizes or more at one
+    problem size; each with the sizes swept (at most `max_sizes` of them, spread from the
+    smallest to the largest, so that a sweep over sizes and work-groups stays readable)."""
+    out = []
+    g_all = ok[ok["local_size"].notna() & ok["size_x"].notna()]
+    for key, g in g_all.groupby(["op", "device_label"], sort=True):
+        counts = g.groupby(["variant_id", "size_x"])["local_size"].nunique()
+        swept = counts[counts >= 2]
+        if swept.empty:
+            continue
+        sizes = sorted(swept.index.get_level_values("size_x").unique())
+        if len(sizes) > max_sizes:
+            pick = {round(i * (len(sizes) - 1) / (max_sizes - 1)) for i in range(max_sizes)}
+            shown = [sizes[i] for i in sorted(pick)]
+        else:
+            shown = sizes
+        keep = [(v, s) for v, s in swept.index if s in shown]
+        sel = g.set_index(["variant_id", "size_x"]).index.isin(keep)
+        out.append((key, g[sel].sort_values("local_size"), len(sizes)))
+    return out
+
+
+def accuracy_table(ok):
+    """Speed versus accuracy across precisions: per op, device and size where two or more
+    of S, D, DF, DD ran, the fastest point of each precision with its measured error."""
+    have = ok[ok["precision"].isin(UNIT_ROUNDOFF) & ok["size_x"].notna()]
+    keys = ["op", "device_label", "size_x"]
+    if have.empty:
+        return pd.DataFrame()
+    best = best_per(have, keys + ["precision"])
+    best = best[best.groupby(keys)["precision"].transform("nunique") >= 2]
+    if best.empty:
+        return pd.DataFrame()
+    ref = best[best["precision"] == "D"].set_index(keys)["rate"].rename("ref")
+    best = best.join(ref, on=keys)
+    best = best.assign(order=best["precision"].map(PRECISION_ORDER.index)).sort_values(keys + ["order"])
+    return pd.DataFrame({
+        "op": best["op"], "device": best["device_label"], "size": best["size_x"].map(_fmt_num),
+        "precision": best["precision"], "variant": best["variant_id"], "rate": best["rate"], "unit": best["unit"],
+        "vs D": best["rate"] / best["ref"], "u": best["precision"].map(UNIT_ROUNDOFF),
+        "max rel err": _col(best, "validation_max_rel_err"),
+        "err/bound": _col(best, "validation_max_err_over_bound")}).reset_index(drop=True)
+
+
+def spmv_table(ok):
+    """Per matrix, device and precision: the fastest kernel against the fastest vendor
+    library (kind `library`) on the same device, else on any device of the report."""
+    sp = ok[ok["op"] == "spmv"]
+    if sp.empty:
+        return pd.DataFrame()
+    kind = _col(sp, "kind", "kernel")
+    rows = []
+    for (mat, prec, dev), g in sp.groupby(["matrix", "precision", "device_label"], sort=True):
+        own = g[kind.loc[g.index] != "library"]
+        lib = g[kind.loc[g.index] == "library"]
+        where = "same device"
+        if lib.empty:
+            lib = sp[(sp["matrix"] == mat) & (sp["precision"] == prec) & (kind.loc[sp.index] == "library")]
+            where = "other device" if not lib.empty else ""
+        r = {"matrix": mat, "precision": prec, "device": dev,
+             "nnz": _fmt_num(g["size_x"].iloc[0])}
+        if not own.empty:
+            b = own.loc[own["rate"].idxmax()]
+            r.update({"best variant": f"{b['variant_id']} {b['config']}".strip(), "GB/s": b["rate"]})
+        else:
+            r.update({"best variant": "(none)", "GB/s": np.nan})
+        if not lib.empty:
+            b = lib.loc[lib["rate"].idxmax()]
+            r.update({"library": f"{b['variant_id']} ({where})", "library GB/s": b["rate"],
+                      "vs library": r["GB/s"] / b["rate"] if b["rate"] > 0 else np.nan})
+        else:
+            r.update({"library": "none recorded", "library GB/s": np.nan, "vs library": np.nan})
+        rows.append(r)
+    return pd.DataFrame(rows)
+
+
+def energy_points(ok):
+    if "energy_available" not in ok:
+        return ok.iloc[0:0]
+    e = ok[ok["energy_available"].fillna(False).astype(bool)].copy()
+    if e.empty:
+        return e
+    per_j = np.where(e["unit"] == "GB/s", _col(e, "energy_gb_per_j"), _col(e, "energy_gflop_per_j"))
+    e["per_joule"] = pd.to_numeric(pd.Series(per_j, index=e.index), errors="coerce")
+    e["energy_unit"] = np.where(e["unit"] == "GB/s", "GB/J", "GFLOP/J")
+    return e[e["per_joule"].notna()]
+
+
+def ceilings_of(g):
+    """Per device group: the copy bandwidth and the FMA peak per precision that the records
+    carry (docs/ceilings.md: the observer adds `ceiling` where `hetbench ceilings` ran)."""
+    if "ceiling_gbs" not in g:
+        return None
+    c = g[g["ceiling_gbs"].notna()]
+    if c.empty:
+        return None
+    peaks = {}
+    if "ceiling_gflops" in c:
+        for prec, h in c.groupby("precision"):
+            v = h["ceiling_gflops"].dropna()
+            if len(v):
+                peaks[prec] = float(v.max())
+    return {"gbs": float(c["ceiling_gbs"].max()), "gflops": peaks,
+            "source": str(c["ceiling_source"].dropna().iloc[0]) if "ceiling_source" in c else ""}
+
+
+def _fmt_num(v):
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    if isinstance(v, int) and v >= 1024 and v & (v - 1) == 0:
+        return f"2^{v.bit_length() - 1}"
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
