@@ -45,6 +45,7 @@ Command add_db(CLI::App& app);
 Command add_tune(CLI::App& app, const std::string& command_line);
 Command add_export(CLI::App& app);  // export t4 (src/interop)
 Command add_kernel(CLI::App& app);  // kernel export-t1 / import-t1 (src/interop)
+Command add_store(CLI::App& app);   // store add/query/list/export/import/get (src/store)
 int run_default_suite(const std::string& command_line);
 
 }  // namespace hetbench::cli

@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
                                            hetbench::cli::add_ceilings(app, command_line),
                                            hetbench::cli::add_db(app),
                                            hetbench::cli::add_tune(app, command_line),
-                                           hetbench::cli::add_export(app), hetbench::cli::add_kernel(app)};
+                                           hetbench::cli::add_export(app), hetbench::cli::add_kernel(app),
+                                           hetbench::cli::add_store(app)};
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);

@@ -1,0 +1,209 @@
+// Bundles: experiments of a store as one JSON-lines file, gzip-compressed when its name
+// ends in .gz (zlib reads either kind). Line 1 is the header with the format version;
+// each experiment is a line {"experiment": {hash, points, system, json}} followed by its
+// records, one a line, in their canonical text; the last line {"end": {...}} counts them,
+// so a truncated file is told from a whole one (docs/store.md).
+#include <zlib.h>
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "engine/results.hpp"
+#include "hetbench/error.hpp"
+#include "store/backend.hpp"
+#include "store/content.hpp"
+#include "util/build_info.hpp"
+#include "util/json_file.hpp"
+
+namespace hetbench::store {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kBundleVersion = 1;
+
+class LineReader {
+ public:
+  explicit LineReader(const fs::path& file) : file_(file.string()) {
+    gz_ = gzopen(file_.c_str(), "rb");
+    if (!gz_) throw Error(fmt::format("cannot read bundle '{}'", file_));
+    gzbuffer(gz_, 1 << 20);
+  }
+  ~LineReader() { gzclose(gz_); }
+  // The next line without its newline; false at the end.
+  bool next(std::string& line) {
+    line.clear();
+    char buf[1 << 16];
+    for (;;) {
+      if (!gzgets(gz_, buf, sizeof buf)) {
+        int err = 0;
+        const char* msg = gzerror(gz_, &err);
+        if (err != Z_OK && err != Z_BUF_ERROR) throw Error(fmt::format("{}: {}", where(), msg));
+        if (line.empty()) return false;
+        ++line_;
+        return true;  // a last line without its newline
+      }
+      const auto n = std::strlen(buf);
+      line.append(buf, n);
+      if (n && buf[n - 1] == '\n') {
+        line.pop_back();
+        ++line_;
+        return true;
+      }
+    }
+  }
+  int line() const { return line_; }
+  std::string where() const { return fmt::format("bundle '{}' line {}", file_, line_); }
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+  gzFile gz_ = nullptr;
+  int line_ = 0;
+};
+
+nlohmann::json parse_line(const LineReader& in, const std::string& line) {
+  try {
+    return nlohmann::json::parse(line);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(fmt::format("{}: not JSON ({})", in.where(), json_error_text(e)));
+  }
+}
+
+class LineWriter {
+ public:
+  explicit LineWriter(const fs::path& file) : file_(file.string()) {
+    // "T": plain text; zlib writes the same API either way.
+    const bool gz = file.extension() == ".gz";
+    gz_ = gzopen(file_.c_str(), gz ? "wb6" : "wbT");
+    if (!gz_) throw Error(fmt::format("cannot write bundle '{}'", file_));
+    gzbuffer(gz_, 1 << 20);
+  }
+  ~LineWriter() {
+    if (gz_) gzclose(gz_);
+  }
+  void put(const std::string& s) {
+    if (!s.empty() && gzwrite(gz_, s.data(), static_cast<unsigned>(s.size())) == 0) fail();
+    if (gzputc(gz_, '\n') < 0) fail();
+  }
+  void close() {
+    const int rc = gzclose(gz_);
+    gz_ = nullptr;
+    if (rc != Z_OK) throw Error(fmt::format("cannot write bundle '{}'", file_));
+  }
+
+ private:
+  [[noreturn]] void fail() {
+    int err = 0;
+    throw Error(fmt::format("cannot write bundle '{}': {}", file_, gzerror(gz_, &err)));
+  }
+  std::string file_;
+  gzFile gz_ = nullptr;
+};
+
+}  // namespace
+
+ImportCount Store::import_bundle(const fs::path& file) {
+  LineReader in(file);
+  std::string line;
+  if (!in.next(line)) throw Error(fmt::format("bundle '{}' is empty", file.string()));
+  const auto head = parse_line(in, line);
+  if (!head.is_object() || !head.contains("hetbench_bundle") || !head["hetbench_bundle"].is_number_integer())
+    throw Error(fmt::format("{}: not a hetbench bundle (no 'hetbench_bundle' version)", in.where()));
+  const int version = head["hetbench_bundle"].get<int>();
+  if (version > kBundleVersion)
+    throw Error(fmt::format("bundle '{}' has format version {}, newer than this hetbench's {}: update hetbench to "
+                            "import it; nothing was imported",
+                            file.string(), version, kBundleVersion));
+  ImportCount count;
+  std::int64_t seen_points = 0;
+  int seen_experiments = 0;
+  // One transaction: a bundle that fails anywhere leaves the store as it was.
+  Transaction t(*db_);
+  for (;;) {
+    if (!in.next(line))
+      throw Error(fmt::format("bundle '{}' is truncated after line {} (no end line); nothing was imported",
+                              file.string(), in.line()));
+    const auto j = parse_line(in, line);
+    if (j.is_object() && j.contains("end")) {
+      const auto& end = j["end"];
+      if (end.value("experiments", -1) != seen_experiments || end.value("points", std::int64_t{-1}) != seen_points)
+        throw Error(fmt::format("{}: the end line counts other experiments or points than the bundle holds", in.where()));
+      break;
+    }
+    if (!j.is_object() || !j.contains("experiment") || !j["experiment"].is_object())
+      throw Error(fmt::format("{}: expected an experiment line {{\"experiment\": ...}} or the end line", in.where()));
+    const auto& x = j["experiment"];
+    const auto where = in.where();
+    ExperimentContent e;
+    if (!x.contains("hash") || !x["hash"].is_string() || !x.contains("points") || !x["points"].is_number_unsigned() ||
+        !x.contains("json") || !x["json"].is_object() || !x.contains("system") || !x["system"].is_object())
+      throw Error(fmt::format("{}: the experiment line needs 'hash', 'points', 'system' and 'json'", where));
+    e.hash = x["hash"].get<std::string>();
+    e.experiment = x["json"];
+    e.system = x["system"];
+    const auto n = x["points"].get<std::int64_t>();
+    bool known = false;
+    db_->query("SELECT 1 FROM experiments WHERE hash = $1", {e.hash}, [&](const Cells&) { known = true; });
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (!in.next(line))
+        throw Error(fmt::format("bundle '{}' is truncated at line {}: the experiment of {} holds {} points, {} are "
+                                "there; nothing was imported",
+                                file.string(), in.line(), where, n, i));
+      // An experiment stored already is skipped unread: importing a bundle again is cheap.
+      if (known) continue;
+      const auto r = parse_line(in, line);
+      e.points.push_back(point_row(r, in.where(), std::move(line)));
+    }
+    ++seen_experiments;
+    seen_points += n;
+    if (known) {
+      ++count.duplicates;
+      continue;
+    }
+    if (content_hash(e) != e.hash)
+      throw Error(fmt::format("{}: the experiment's content does not match its hash {} (the bundle was edited or "
+                              "damaged); nothing was imported",
+                              where, e.hash.substr(0, 12)));
+    bool added = false;
+    insert(e, added);
+    count.experiments += added;
+    count.duplicates += !added;
+    if (added) count.points += n;
+  }
+  if (in.next(line)) throw Error(fmt::format("{}: text after the end line", in.where()));
+  t.commit();
+  return count;
+}
+
+std::int64_t Store::export_bundle(const fs::path& file, const std::vector<std::int64_t>& ids) {
+  const auto list = experiments(ids);
+  LineWriter out(file);
+  out.put(nlohmann::json{{"hetbench_bundle", kBundleVersion},
+                         {"created", now_iso8601()},
+                         {"hetbench_version", HETBENCH_VERSION},
+                         {"git_commit", git_commit()},
+                         {"experiments", list.size()}}
+              .dump());
+  std::int64_t points = 0;
+  for (const auto& s : list) {
+    nlohmann::json system;
+    db_->query("SELECT system FROM experiments WHERE id = $1", {std::to_string(s.id)},
+               [&](const Cells& c) { system = nlohmann::json::parse(c.text(0)); });
+    std::vector<std::string> records;
+    nlohmann::json experiment;
+    read(s.id, experiment, [&](const std::string& r) { records.push_back(r); });
+    out.put(nlohmann::json{{"experiment",
+                            {{"hash", s.hash}, {"points", records.size()}, {"system", system}, {"json", experiment}}}}
+                .dump());
+    for (const auto& r : records) out.put(r);
+    points += static_cast<std::int64_t>(records.size());
+  }
+  out.put(nlohmann::json{{"end", {{"experiments", list.size()}, {"points", points}}}}.dump());
+  out.close();
+  return points;
+}
+
+}  // namespace hetbench::store
