@@ -5,8 +5,8 @@
     df = hetbench.read_store("postgresql://me@dbhost/results", precision="D", since="2026-06-01")
 
 SQLite through the standard library; PostgreSQL through psycopg2 (Debian's
-python3-psycopg2). The filters are those of `hetbench store query`: op, device (name or
-id), variant (name or id), precision, host, status, experiment (id or list of ids),
+python3-psycopg2). The filters are those of `hetbench store query`: op, device (a name, or an
+id: host, cuda:N, opencl:P:D), variant (name or id), precision, host, status, experiment (id or list of ids),
 since/until (ISO 8601, until inclusive), size ("n=1024", "n=1000..4096", or a list).
 Columns: experiment, host, point, op, variant, variant_id, backend, device, device_name,
 precision, sizes, params, status, time, median_s, gflops, gbs, then size_<axis> and
@@ -25,6 +25,7 @@ _COLUMNS = ["experiment", "host", "point", "op", "variant", "variant_id", "backe
 _NUMBER = r"[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?"
 _SIZE = re.compile(rf"^([A-Za-z_]\w*)=({_NUMBER})(?:\.\.({_NUMBER}))?$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}(:\d{2}(:\d{2})?)?Z?)?$")
+_DEVICE_ID = re.compile(r"^(host|cuda:\d+|opencl:\d+:\d+)$")
 _FILTERS = {"op", "device", "variant", "precision", "host", "status", "experiment", "since", "until", "size"}
 
 
@@ -90,7 +91,8 @@ def read_store(url=None, records=False, **filters):
         if filters.get(key) is not None:
             where.append(f"{column} = {param(filters[key])}")
     if filters.get("device") is not None:
-        where.append(f"(p.device_name = {param(filters['device'])} OR p.device = {param(filters['device'])})")
+        column = "p.device" if _DEVICE_ID.match(str(filters["device"])) else "p.device_name"
+        where.append(f"{column} = {param(filters['device'])}")
     if filters.get("variant") is not None:
         where.append(f"(p.variant = {param(filters['variant'])} OR p.variant_id = {param(filters['variant'])})")
     for key in ("since", "until"):

@@ -112,7 +112,7 @@ Command add_store(CLI::App& app) {
   a->add_option("experiments", o->paths, "experiment folders")->required();
   auto* q = sub->add_subcommand("query", "points of the stored experiments, filtered");
   q->add_option("--op", o->f.op, "op (gemm, spmv, ...)");
-  q->add_option("--device", o->f.device, "device name (as `hetbench devices` shows it) or id");
+  q->add_option("--device", o->f.device, "device name (as `hetbench devices` shows it) or id (host, cuda:N, opencl:P:D)");
   q->add_option("--variant", o->f.variant, "variant name or id (backend/op/name)");
   q->add_option("--precision", o->f.precision, "precision (S, D, DF, DD, ...)");
   q->add_option("--size", o->f.sizes, "AXIS=VALUE or AXIS=LO..HI (repeatable)");

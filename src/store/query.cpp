@@ -1,5 +1,5 @@
-// `store query`: the filters as SQL both databases run (the device and op filters hit
-// the points_by_device* indexes), sizes matched on the stored "k=v;k=v" text.
+// `store query`: the filters as SQL both databases run (a device name and op hit the
+// points_by_device_name index), sizes matched on the stored "k=v;k=v" text.
 #include <cstdlib>
 #include <regex>
 
@@ -73,10 +73,11 @@ void Store::query(const Filter& f, const std::function<void(const QueryRow&)>& r
     cond("p.experiment_id IN (" + in + ")");
   }
   if (!f.op.empty()) cond("p.op = " + param(f.op));
-  if (!f.device.empty()) {
-    const auto d = param(f.device);
-    cond(fmt::format("(p.device_name = {0} OR p.device = {0})", d));
-  }
+  // A device id (host, cuda:0, opencl:0:1) names a device on one machine; a name is the
+  // same on every machine, and only names are indexed (ids are for one-machine stores).
+  static const std::regex device_id(R"(host|cuda:\d+|opencl:\d+:\d+)");
+  if (!f.device.empty())
+    cond((std::regex_match(f.device, device_id) ? "p.device = " : "p.device_name = ") + param(f.device));
   if (!f.variant.empty()) {
     const auto v = param(f.variant);
     cond(fmt::format("(p.variant = {0} OR p.variant_id = {0})", v));

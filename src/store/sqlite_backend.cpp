@@ -129,6 +129,7 @@ class SqliteBackend final : public Backend {
     // may take back the last commits, never corrupt the file.
     exec("PRAGMA journal_mode=WAL");
     exec("PRAGMA synchronous=NORMAL");
+    exec("PRAGMA cache_size=-65536");  // 64 MiB: the indexes of a large import stay in memory
   }
 
   void insert_points(std::int64_t experiment, const std::vector<PointRow>& rows) override {

@@ -66,7 +66,6 @@ CREATE TABLE points (
   median_s {1}, gflops {1}, gbs {1}, record TEXT NOT NULL);
 CREATE INDEX points_by_experiment ON points (experiment_id, point);
 CREATE INDEX points_by_device_name ON points (device_name, op);
-CREATE INDEX points_by_device ON points (device, op);
 INSERT INTO hetbench_store (key, value) VALUES ('application', '{2}'), ('schema_version', '{3}');
 )",
                      id, real, kApplication, kSchemaVersion);
