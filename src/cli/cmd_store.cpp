@@ -135,15 +135,11 @@ Command add_store(CLI::App& app) {
     c->add_option("--store", o->store, "store: a file or postgresql://... (default: $HETBENCH_STORE or "
                                        "~/.local/share/hetbench/results.db)");
   return {sub, [o, a, q, l, x, i, g] {
-            // Read every folder before opening the store: a bad one changes nothing.
-            std::vector<store::ExperimentContent> contents;
-            if (a->parsed())
-              for (const auto& p : o->paths) contents.push_back(store::read_experiment_folder(p));
             Store s(store::resolve_store_url(o->store));
             const auto where = store::redact_url(s.url());
             if (a->parsed()) {
               store::ImportCount n;
-              const auto ids = s.add(contents, &n);
+              const auto ids = s.add_folders({o->paths.begin(), o->paths.end()}, &n);
               for (std::size_t k = 0; k < ids.size(); ++k) fmt::print("{} {}\n", ids[k], o->paths[k]);
               fmt::print(stderr, "hetbench: added {} experiments ({} points) to {}; {} were stored already\n",
                          n.experiments, n.points, where, n.duplicates);

@@ -132,10 +132,24 @@ std::int64_t Store::insert(const ExperimentContent& e, bool& added) {
 }
 
 std::vector<std::int64_t> Store::add(const std::vector<ExperimentContent>& experiments, ImportCount* count) {
+  std::size_t next = 0;
+  return add_each(experiments.size(), [&]() -> const ExperimentContent& { return experiments[next++]; }, count);
+}
+
+std::vector<std::int64_t> Store::add_folders(const std::vector<fs::path>& dirs, ImportCount* count) {
+  std::size_t next = 0;
+  ExperimentContent e;
+  return add_each(dirs.size(), [&]() -> const ExperimentContent& { return e = read_experiment_folder(dirs[next++]); },
+                  count);
+}
+
+std::vector<std::int64_t> Store::add_each(std::size_t n_experiments,
+                                          const std::function<const ExperimentContent&()>& next, ImportCount* count) {
   std::vector<std::int64_t> ids;
   ImportCount n;
   Transaction t(*db_);
-  for (const auto& e : experiments) {
+  for (std::size_t k = 0; k < n_experiments; ++k) {
+    const auto& e = next();
     bool added = false;
     ids.push_back(insert(e, added));
     n.experiments += added;

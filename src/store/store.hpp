@@ -96,6 +96,9 @@ class Store {
   // Adds experiments in one transaction; one already stored (same content hash) adds
   // nothing. Returns the ids (the existing one for a duplicate).
   std::vector<std::int64_t> add(const std::vector<ExperimentContent>& experiments, ImportCount* count = nullptr);
+  // The same for experiment folders, read one at a time (read_experiment_folder) within
+  // the transaction: a bad folder changes nothing, and memory holds one experiment.
+  std::vector<std::int64_t> add_folders(const std::vector<std::filesystem::path>& dirs, ImportCount* count = nullptr);
   ImportCount import_bundle(const std::filesystem::path& file);
   // Writes the given experiments (all when empty) as a bundle; returns the points written.
   std::int64_t export_bundle(const std::filesystem::path& file, const std::vector<std::int64_t>& ids);
@@ -113,6 +116,8 @@ class Store {
  private:
   void open_schema();
   std::int64_t insert(const ExperimentContent& e, bool& added);
+  std::vector<std::int64_t> add_each(std::size_t n, const std::function<const ExperimentContent&()>& next,
+                                     ImportCount* count);
   std::string url_;
   std::unique_ptr<Backend> db_;
 };
