@@ -6,3 +6,4 @@
 docs/report.md describes the columns; docs/results-format.md the records behind them.
 """
 from .experiment import ExperimentError, read_experiment, read_experiments, read_records  # noqa: F401
+from .store import StoreError, read_store  # noqa: F401

@@ -1,0 +1,170 @@
+// hetbench store add|query|list|export|import|get: the results store (docs/store.md).
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "hetbench/error.hpp"
+#include "store/store.hpp"
+
+namespace hetbench::cli {
+
+namespace {
+
+using store::Store;
+
+std::string num(const std::optional<double>& v) { return v ? fmt::format("{:.6g}", *v) : ""; }
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// Output in blocks: a query may print a million rows.
+class Out {
+ public:
+  ~Out() { flush(); }
+  template <class... A>
+  void print(fmt::format_string<A...> f, A&&... a) {
+    fmt::format_to(std::back_inserter(buf_), f, std::forward<A>(a)...);
+    if (buf_.size() > (1 << 20)) flush();
+  }
+  void flush() {
+    std::fwrite(buf_.data(), 1, buf_.size(), stdout);
+    buf_.clear();
+  }
+
+ private:
+  fmt::memory_buffer buf_;
+};
+
+int query(Store& s, const store::Filter& f, const std::string& format) {
+  if (format != "table" && format != "csv" && format != "json")
+    throw Error(fmt::format("--format '{}': expected table, csv or json", format));
+  Out out;
+  std::int64_t n = 0;
+  if (format == "table")
+    out.print("{:>4} {:<14} {:>6} {:<6} {:<22} {:<26} {:<4} {:<26} {:<7} {:>11} {:>10} {:>10}\n", "exp", "host",
+              "point", "op", "variant", "device", "prec", "sizes", "status", "median_s", "gflops", "gbs");
+  if (format == "csv")
+    out.print("experiment,host,point,op,variant,variant_id,backend,device,device_name,precision,sizes,params,status,"
+              "time,median_s,gflops,gbs\n");
+  if (format == "json") out.print("[");
+  s.query(f, [&](const store::QueryRow& r) {
+    const auto& p = r.p;
+    if (format == "table") {
+      out.print("{:>4} {:<14} {:>6} {:<6} {:<22} {:<26} {:<4} {:<26} {:<7} {:>11} {:>10} {:>10}\n", r.experiment,
+                r.host.substr(0, 14), p.point, p.op, p.variant.substr(0, 22), p.device_name.substr(0, 26), p.precision,
+                p.sizes.substr(0, 26), p.status, num(p.median_s), num(p.gflops), num(p.gbs));
+    } else if (format == "csv") {
+      out.print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.experiment, csv_field(r.host), p.point, p.op,
+                csv_field(p.variant), csv_field(p.variant_id), p.backend, csv_field(p.device), csv_field(p.device_name),
+                p.precision, csv_field(p.sizes), csv_field(p.params), p.status, p.time, num(p.median_s), num(p.gflops),
+                num(p.gbs));
+    } else {
+      auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+      const nlohmann::json j = {{"experiment", r.experiment}, {"host", r.host},       {"point", p.point},
+                                {"op", p.op},                 {"variant", p.variant}, {"variant_id", p.variant_id},
+                                {"backend", p.backend},       {"device", p.device},   {"device_name", p.device_name},
+                                {"precision", p.precision},   {"sizes", p.sizes},     {"params", p.params},
+                                {"status", p.status},         {"time", p.time},       {"median_s", opt(p.median_s)},
+                                {"gflops", opt(p.gflops)},    {"gbs", opt(p.gbs)}};
+      out.print("{}\n  {}", n ? "," : "", j.dump());
+    }
+    ++n;
+  });
+  if (format == "json") out.print("{}]\n", n ? "\n" : "");
+  out.flush();
+  fmt::print(stderr, "hetbench: {} points\n", n);
+  return 0;
+}
+
+int list(Store& s) {
+  Out out;
+  out.print("{:>4}  {:<12}  {:<28} {:<16} {:<20} {:>8}\n", "id", "hash", "name", "host", "start", "points");
+  for (const auto& e : s.experiments())
+    out.print("{:>4}  {:<12}  {:<28} {:<16} {:<20} {:>8}\n", e.id, e.hash.substr(0, 12), e.name.substr(0, 28),
+              e.host.substr(0, 16), e.start_time, e.points);
+  return 0;
+}
+
+std::vector<std::int64_t> resolve_all(Store& s, const std::vector<std::string>& refs) {
+  std::vector<std::int64_t> ids;
+  for (const auto& r : refs) ids.push_back(s.resolve(r));
+  return ids;
+}
+
+}  // namespace
+
+Command add_store(CLI::App& app) {
+  auto* sub = app.add_subcommand("store", "the results store: add, query, list, export, import, get (docs/store.md)");
+  struct Opts {
+    std::string store, format = "table", bundle, out;
+    std::vector<std::string> paths, refs;
+    std::vector<std::int64_t> experiments;
+    store::Filter f;
+  };
+  auto o = std::make_shared<Opts>();
+  sub->require_subcommand(1, 1);
+  auto* a = sub->add_subcommand("add", "store experiment folders (one already stored adds nothing)");
+  a->add_option("experiments", o->paths, "experiment folders")->required();
+  auto* q = sub->add_subcommand("query", "points of the stored experiments, filtered");
+  q->add_option("--op", o->f.op, "op (gemm, spmv, ...)");
+  q->add_option("--device", o->f.device, "device name (as `hetbench devices` shows it) or id (host, cuda:N, opencl:P:D)");
+  q->add_option("--variant", o->f.variant, "variant name or id (backend/op/name)");
+  q->add_option("--precision", o->f.precision, "precision (S, D, DF, DD, ...)");
+  q->add_option("--size", o->f.sizes, "AXIS=VALUE or AXIS=LO..HI (repeatable)");
+  q->add_option("--since", o->f.since, "points measured at or after this date/time (ISO 8601)");
+  q->add_option("--until", o->f.until, "points measured at or before this date/time (ISO 8601)");
+  q->add_option("--host", o->f.host, "host name");
+  q->add_option("--status", o->f.status, "ok, failed, error or skipped");
+  q->add_option("--experiment", o->f.experiments, "stored experiment id (repeatable)");
+  q->add_option("--format", o->format, "table, csv or json")->capture_default_str();
+  auto* l = sub->add_subcommand("list", "one line per stored experiment");
+  auto* x = sub->add_subcommand("export", "write experiments as a bundle (all, or those given)");
+  x->add_option("--bundle", o->bundle, "bundle file to write (.gz: compressed)")->required();
+  x->add_option("experiments", o->refs, "stored experiment ids or hash prefixes");
+  auto* i = sub->add_subcommand("import", "merge bundles into the store, each in one transaction");
+  i->add_option("bundles", o->paths, "bundle files")->required();
+  auto* g = sub->add_subcommand("get", "write stored experiments back as experiment folders");
+  g->add_option("experiments", o->refs, "stored experiment ids or hash prefixes")->required();
+  g->add_option("-o,--out", o->out, "folder to write them under")->required();
+  for (auto* c : {a, q, l, x, i, g})
+    c->add_option("--store", o->store, "store: a file or postgresql://... (default: $HETBENCH_STORE or "
+                                       "~/.local/share/hetbench/results.db)");
+  return {sub, [o, a, q, l, x, i, g] {
+            Store s(store::resolve_store_url(o->store));
+            const auto where = store::redact_url(s.url());
+            if (a->parsed()) {
+              store::ImportCount n;
+              const auto ids = s.add_folders({o->paths.begin(), o->paths.end()}, &n);
+              for (std::size_t k = 0; k < ids.size(); ++k) fmt::print("{} {}\n", ids[k], o->paths[k]);
+              fmt::print(stderr, "hetbench: added {} experiments ({} points) to {}; {} were stored already\n",
+                         n.experiments, n.points, where, n.duplicates);
+              return 0;
+            }
+            if (q->parsed()) return query(s, o->f, o->format);
+            if (l->parsed()) return list(s);
+            if (x->parsed()) {
+              const auto ids = resolve_all(s, o->refs);
+              const auto points = s.export_bundle(o->bundle, ids);
+              fmt::print(stderr, "hetbench: exported {} points from {} to {}\n", points, where, o->bundle);
+              return 0;
+            }
+            if (i->parsed()) {
+              for (const auto& b : o->paths) {
+                const auto n = s.import_bundle(b);
+                fmt::print(stderr, "hetbench: imported {} experiments ({} points) from {} into {}; {} were stored already\n",
+                           n.experiments, n.points, b, where, n.duplicates);
+              }
+              return 0;
+            }
+            if (g->parsed())
+              for (auto id : resolve_all(s, o->refs)) fmt::print("{}\n", s.write_folder(id, o->out).string());
+            return 0;
+          }};
+}
+
+}  // namespace hetbench::cli

@@ -1,0 +1,122 @@
+// `store query`: the filters as SQL both databases run (a device name and op hit the
+// points_by_device_name index), sizes matched on the stored "k=v;k=v" text.
+#include <cstdlib>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "hetbench/error.hpp"
+#include "store/backend.hpp"
+#include "store/store.hpp"
+
+namespace hetbench::store {
+
+namespace {
+
+// "n=1024" or "n=1000..4096" against "m=512;n=1024;k=64".
+struct SizeTest {
+  std::string axis;
+  double lo = 0, hi = 0;
+};
+
+SizeTest parse_size(const std::string& s) {
+  static const std::regex re(R"(([A-Za-z_][A-Za-z0-9_]*)=([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)(?:\.\.([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))?)");
+  std::smatch m;
+  if (!std::regex_match(s, m, re))
+    throw Error(fmt::format("--size '{}': expected AXIS=VALUE or AXIS=LO..HI (n=1024, n=1000..4096)", s));
+  SizeTest t{m[1], std::strtod(m[2].str().c_str(), nullptr), 0};
+  t.hi = m[3].matched ? std::strtod(m[3].str().c_str(), nullptr) : t.lo;
+  return t;
+}
+
+bool sizes_hold(const std::string& sizes, const std::vector<SizeTest>& tests) {
+  for (const auto& t : tests) {
+    const auto key = t.axis + "=";
+    std::size_t at = 0;
+    bool ok = false;
+    while ((at = sizes.find(key, at)) != std::string::npos) {
+      if (at == 0 || sizes[at - 1] == ';') {
+        const double v = std::strtod(sizes.c_str() + at + key.size(), nullptr);
+        ok = v >= t.lo && v <= t.hi;
+        break;
+      }
+      at += key.size();
+    }
+    if (!ok) return false;
+  }
+  return true;
+}
+
+void check_date(const std::string& option, const std::string& v) {
+  static const std::regex re(R"(\d{4}-\d{2}-\d{2}([T ]\d{2}(:\d{2}(:\d{2})?)?Z?)?)");
+  if (!v.empty() && !std::regex_match(v, re))
+    throw Error(fmt::format("{} '{}': expected a date or time, ISO 8601 (2026-12-01, 2026-12-01T09:30)", option, v));
+}
+
+}  // namespace
+
+void Store::query(const Filter& f, const std::function<void(const QueryRow&)>& row) {
+  std::vector<SizeTest> sizes;
+  for (const auto& s : f.sizes) sizes.push_back(parse_size(s));
+  check_date("--since", f.since);
+  check_date("--until", f.until);
+  std::string where;
+  Params params;
+  auto param = [&](const std::string& v) {
+    params.push_back(v);
+    return fmt::format("CAST(${} AS TEXT)", params.size());
+  };
+  auto cond = [&](const std::string& c) { where += (where.empty() ? " WHERE " : " AND ") + c; };
+  if (!f.experiments.empty()) {
+    std::string in;
+    for (auto id : f.experiments) in += (in.empty() ? "" : ",") + std::to_string(id);
+    cond("p.experiment_id IN (" + in + ")");
+  }
+  if (!f.op.empty()) cond("p.op = " + param(f.op));
+  // A device id (host, cuda:0, opencl:0:1) names a device on one machine; a name is the
+  // same on every machine, and only names are indexed (ids are for one-machine stores).
+  static const std::regex device_id(R"(host|cuda:\d+|opencl:\d+:\d+)");
+  if (!f.device.empty())
+    cond((std::regex_match(f.device, device_id) ? "p.device = " : "p.device_name = ") + param(f.device));
+  if (!f.variant.empty()) {
+    const auto v = param(f.variant);
+    cond(fmt::format("(p.variant = {0} OR p.variant_id = {0})", v));
+  }
+  if (!f.precision.empty()) cond("p.precision = " + param(f.precision));
+  if (!f.host.empty()) cond("e.host = " + param(f.host));
+  if (!f.status.empty()) cond("p.status = " + param(f.status));
+  if (!f.since.empty()) cond("p.time >= " + param(f.since));
+  if (!f.until.empty()) {  // inclusive: --until 2026-12-01 keeps that whole day
+    const auto u = param(f.until);
+    cond(fmt::format("substr(p.time, 1, length({0})) <= {0}", u));
+  }
+  const std::string sql =
+      "SELECT p.experiment_id, e.host, p.point, p.op, p.variant, p.variant_id, p.backend, p.device, p.device_name, "
+      "p.precision, p.sizes, p.params, p.status, p.time, p.median_s, p.gflops, p.gbs "
+      "FROM points p JOIN experiments e ON e.id = p.experiment_id" +
+      where + " ORDER BY p.experiment_id, p.point";
+  QueryRow r;
+  db_->query(sql, params, [&](const Cells& c) {
+    r.p.sizes = c.str(10);
+    if (!sizes.empty() && !sizes_hold(r.p.sizes, sizes)) return;
+    r.experiment = c.integer(0);
+    r.host = c.str(1);
+    r.p.point = static_cast<int>(c.integer(2));
+    r.p.op = c.str(3);
+    r.p.variant = c.str(4);
+    r.p.variant_id = c.str(5);
+    r.p.backend = c.str(6);
+    r.p.device = c.str(7);
+    r.p.device_name = c.str(8);
+    r.p.precision = c.str(9);
+    r.p.params = c.str(11);
+    r.p.status = c.str(12);
+    r.p.time = c.str(13);
+    r.p.median_s = c.real(14);
+    r.p.gflops = c.real(15);
+    r.p.gbs = c.real(16);
+    row(r);
+  });
+}
+
+}  // namespace hetbench::store
