@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "sparse/csr.hpp"
 
@@ -11,6 +12,9 @@ namespace hetbench {
 // general, symmetric or skew-symmetric. Symmetric files are expanded, duplicates summed,
 // pattern values become 1.0. Any problem throws hetbench::Error as "path:line: why".
 CsrMatrix read_matrix_market(const std::string& path);
+// The same parse of a file's text held in memory; `name` stands for the path in messages
+// (the fuzz target fuzz/targets/matrix_market.cpp feeds it).
+CsrMatrix read_matrix_market_text(std::string_view text, const std::string& name);
 
 // Writes `coordinate real general` with 17 significant digits, so a read gives back the
 // same matrix bit for bit.

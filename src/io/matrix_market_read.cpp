@@ -394,4 +394,12 @@ CsrMatrix read_matrix_market(const std::string& path) {
   }
 }
 
+CsrMatrix read_matrix_market_text(std::string_view text, const std::string& name) {
+  try {
+    return Parser(name, text.data(), text.data() + text.size()).parse();
+  } catch (const std::bad_alloc&) {
+    throw Error(name + ": not enough memory to read the matrix");
+  }
+}
+
 }  // namespace hetbench
