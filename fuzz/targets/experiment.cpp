@@ -10,14 +10,14 @@
 #include "targets/scratch_dir.hpp"
 #include "targets/targets.hpp"
 #include "tune/tuner.hpp"
+#include "util/json_file.hpp"
 
 namespace hetbench::fuzz {
 
 void experiment(std::string_view data) {
-  const auto j = nlohmann::json::parse(data.begin(), data.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return;  // read_json_file refuses it with Error
   try {
-    (void)tune::recorded_tuning(j, "fuzz", "fuzz/experiment.json");
+    (void)tune::recorded_tuning(parse_json_text(std::string(data), "fuzz/experiment.json"), "fuzz",
+                                "fuzz/experiment.json");
   } catch (const Error&) {
   }
   const auto dir = scratch_dir() / "experiment";

@@ -8,6 +8,7 @@
 #include "hetbench/variant.hpp"
 #include "targets/scratch_dir.hpp"
 #include "targets/targets.hpp"
+#include "util/json_file.hpp"
 
 namespace hetbench::fuzz {
 
@@ -29,9 +30,9 @@ const std::string& kernel_folder() {
 }  // namespace
 
 void metadata(std::string_view data) {
-  const auto j = nlohmann::ordered_json::parse(data.begin(), data.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return;  // read_json_file refuses it with Error
   try {
+    // As load_variant_metadata reads a file: invalid JSON is an Error too.
+    const auto j = parse_json_text<nlohmann::ordered_json>(std::string(data), "fuzz/meta.json");
     (void)parse_variant_json(j, kernel_folder(), "fuzz/meta.json");
   } catch (const Error&) {
   }

@@ -199,7 +199,7 @@ std::vector<nlohmann::json> read_results(std::istream& f, const std::string& nam
     if (line.empty()) continue;
     try {
       out.push_back(nlohmann::json::parse(line));
-    } catch (const nlohmann::json::parse_error&) {
+    } catch (const nlohmann::json::exception&) {  // parse_error, or out_of_range for 1e400
       if (f.peek() != EOF) throw Error(fmt::format("'{}' has a corrupt line", name));
     }
   }
