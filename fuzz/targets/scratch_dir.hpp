@@ -12,12 +12,18 @@
 namespace hetbench::fuzz {
 
 inline const std::filesystem::path& scratch_dir() {
+  // The exit handler reads a plain array: `dir` below is destroyed before it runs.
+  static char made[4096];
   static const std::filesystem::path dir = [] {
     namespace fs = std::filesystem;
     std::string base = fs::is_directory("/dev/shm") ? "/dev/shm" : fs::temp_directory_path().string();
     std::string tmpl = base + "/hetbench-fuzz-XXXXXX";
-    if (!mkdtemp(tmpl.data())) std::abort();
-    std::atexit([] { std::error_code ec; fs::remove_all(scratch_dir(), ec); });
+    if (tmpl.size() >= sizeof made || !mkdtemp(tmpl.data())) std::abort();
+    tmpl.copy(made, tmpl.size());
+    std::atexit([] {
+      std::error_code ec;
+      fs::remove_all(made, ec);
+    });
     return fs::path(tmpl);
   }();
   return dir;
