@@ -120,6 +120,10 @@ ExperimentWriter::ExperimentWriter(Reopen, const fs::path& dir) : dir_(dir) {
   for (const auto& r : records) write_all(csv_, csv_row(r) + "\n", dir_ / "results.csv");
   experiment_["status"] = "running";
   experiment_.erase("end_time");
+  // An experiment.json edited by hand may hold anything under "resumed": push_back on a
+  // non-array would throw nlohmann's type_error.
+  if (experiment_.contains("resumed") && !experiment_["resumed"].is_array())
+    throw Error(fmt::format("'{}': key 'resumed' must be an array of times", exp_path.string()));
   experiment_["resumed"].push_back(now_iso8601());
   write_experiment();
 }
@@ -214,11 +218,14 @@ std::string ExperimentWriter::csv_row(const nlohmann::json& r) {
     }
     return v.dump();
   };
-  nlohmann::json secs = r.contains("timing") ? r["timing"].value("seconds", nlohmann::json()) : nlohmann::json();
-  nlohmann::json val = r.value("validation", nlohmann::json());
+  // Any JSON may stand on a line of results.jsonl: a part that is not an object is empty.
+  auto part = [](const nlohmann::json& j, const char* k) {
+    return j.is_object() && j.contains(k) && j[k].is_object() ? j[k] : nlohmann::json::object();
+  };
+  const nlohmann::json timing = part(r, "timing"), secs = part(timing, "seconds"), val = part(r, "validation");
   std::vector<std::string> f{get(r, "point"),     get(r, "op"),        get(r, "variant"),   get(r, "backend"),
                              get(r, "device"),    get(r, "device_name"), get(r, "precision"), get(r, "sizes"),
-                             get(r, "params"),    get(r, "status"),    get(secs, "n"),      get(r.value("timing", nlohmann::json()), "timed"),
+                             get(r, "params"),    get(r, "status"),    get(secs, "n"),      get(timing, "timed"),
                              get(secs, "median"), get(secs, "min"),    get(secs, "mean"),   get(secs, "stddev"),
                              get(secs, "ci95_lo"), get(secs, "ci95_hi"), get(r, "gflops"),  get(r, "gbs"),
                              get(r, "pct_ceiling"), get(val, "max_err_over_bound"), get(r, "message")};
@@ -230,16 +237,18 @@ std::string ExperimentWriter::csv_row(const nlohmann::json& r) {
 std::vector<nlohmann::json> read_results(const fs::path& dir) {
   std::ifstream f(dir / "results.jsonl");
   if (!f) throw Error(fmt::format("cannot read '{}'", (dir / "results.jsonl").string()));
+  return read_results(f, (dir / "results.jsonl").string());
+}
+
+std::vector<nlohmann::json> read_results(std::istream& f, const std::string& name) {
   std::vector<nlohmann::json> out;
   std::string line;
   for (std::size_t number = 1; std::getline(f, line); ++number) {
     if (line.empty()) continue;
     try {
       out.push_back(nlohmann::json::parse(line));
-    } catch (const nlohmann::json::parse_error& e) {
-      if (f.peek() != EOF)
-        throw Error(fmt::format("'{}' has a corrupt line {}: {}", (dir / "results.jsonl").string(), number,
-                                json_error_text(e)));
+    } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e400
+      if (f.peek() != EOF) throw Error(fmt::format("'{}' has a corrupt line {}: {}", name, number, json_error_text(e)));
     }
   }
   return out;

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -53,5 +54,7 @@ class ExperimentWriter {
 std::string now_iso8601();
 // Reads results.jsonl, skipping a truncated last line (a run killed mid-write).
 std::vector<nlohmann::json> read_results(const std::filesystem::path& dir);
+// The same from a stream of results.jsonl text; `name` names it in messages.
+std::vector<nlohmann::json> read_results(std::istream& in, const std::string& name);
 
 }  // namespace hetbench

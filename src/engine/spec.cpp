@@ -1,6 +1,8 @@
 // Sweep spec files (docs/spec-format.md).
+#include <climits>
 #include <cmath>
 #include <filesystem>
+#include <cstdint>
 #include <iterator>
 #include <set>
 #include <sstream>
@@ -35,6 +37,9 @@ std::string list_text(const nlohmann::json& v, const std::string& where, const s
 
 int int_value(const nlohmann::json& v, const std::string& where, const std::string& key) {
   if (!v.is_number_integer()) bad(where, key, "expected an integer");
+  // get<int> would wrap 4294967297 to 1.
+  if (v.is_number_unsigned() ? v.get<std::uint64_t>() > INT_MAX : (v.get<std::int64_t>() < INT_MIN || v.get<std::int64_t>() > INT_MAX))
+    bad(where, key, fmt::format("{} is out of the range of an int", v.dump()));
   return v.get<int>();
 }
 
@@ -165,12 +170,17 @@ RunSpec run_spec_from_json(const nlohmann::json& j, const std::string& where) {
 }
 
 Experiment experiment_from_file(const std::string& path) {
-  const nlohmann::json j = read_json_file(path);
+  Experiment e = experiment_from_json(read_json_file(path), path);
+  const std::string text = read_text_file(path);
+  e.spec_file = {{"path", std::filesystem::absolute(path).string()}, {"fnv1a64", hash_hex(text)}, {"text", text}};
+  return e;
+}
+
+Experiment experiment_from_json(const nlohmann::json& j, const std::string& path) {
   if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", path));
   Experiment e;
   e.spec = j;
-  const std::string text = read_text_file(path);
-  e.spec_file = {{"path", std::filesystem::absolute(path).string()}, {"fnv1a64", hash_hex(text)}, {"text", text}};
+  if (j.contains("name") && !j["name"].is_string()) bad(path, "name", "expected a string");
   e.name = j.value("name", std::string());
   if (e.name.empty()) {
     auto base = path.substr(path.find_last_of('/') + 1);
@@ -185,7 +195,7 @@ Experiment experiment_from_file(const std::string& path) {
     if (!j["seed"].is_number_unsigned()) bad(path, "seed", "expected a non-negative integer");
     e.seed = j["seed"];
   }
-  if (j.contains("best_only")) e.best_only = j["best_only"].get<bool>();
+  if (j.contains("best_only")) e.best_only = bool_value(j["best_only"], path, "best_only");
   if (j.contains("runs")) {
     if (!j["runs"].is_array() || j["runs"].empty()) bad(path, "runs", "expected a non-empty array of runs");
     for (std::size_t i = 0; i < j["runs"].size(); ++i) {

@@ -73,5 +73,8 @@ struct Experiment {
 
 // Reads a sweep spec file (docs/spec-format.md); throws Error naming the file and key.
 Experiment experiment_from_file(const std::string& path);
+// The same from the file's parsed content; `path` names it in messages and gives the
+// default name.
+Experiment experiment_from_json(const nlohmann::json& j, const std::string& path);
 
 }  // namespace hetbench

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <vector>
+#include <string_view>
 
 #include "sparse/csr.hpp"
 
@@ -15,6 +16,10 @@ namespace hetbench {
 // read anyway is read too (docs/matrix-market.md), with one warning per kind, "path:line:
 // what", appended to `warnings`, or printed on stderr ("hetbench: warning: ...") without.
 CsrMatrix read_matrix_market(const std::string& path, std::vector<std::string>* warnings = nullptr);
+// The same parse of a file's text held in memory; `name` stands for the path in messages
+// (the fuzz target fuzz/targets/matrix_market.cpp feeds it).
+CsrMatrix read_matrix_market_text(std::string_view text, const std::string& name,
+                                  std::vector<std::string>* warnings = nullptr);
 
 // Writes `coordinate real general` with 17 significant digits, so a read gives back the
 // same matrix bit for bit.

@@ -20,6 +20,13 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
+// fs::exists throws filesystem_error on a name the system refuses (longer than NAME_MAX,
+// say): for metadata such a file is simply not there, which fails with the key's name.
+bool file_exists(const fs::path& p) {
+  std::error_code ec;
+  return fs::exists(p, ec);
+}
+
 class Meta {
  public:
   Meta(std::string file) : file_(std::move(file)) {}
@@ -115,8 +122,8 @@ std::string kernel_source_text(const Meta& m, const ojson& j, const fs::path& di
       // "common/dfdd.h" are found wherever hetbench and its kernels are installed.
       const std::string name = m.str(j["includes"][i], key);
       fs::path inc = dir / name;
-      if (!fs::exists(inc)) inc = fs::path(kernel_dir()) / name;
-      if (!fs::exists(inc))
+      if (!file_exists(inc)) inc = fs::path(kernel_dir()) / name;
+      if (!file_exists(inc))
         m.fail(key, fmt::format("file '{}' not found beside the metadata or under {}", name, kernel_dir()));
       text += fmt::format("#line 1 \"{}\"\n{}\n", inc.filename().string(), read(inc));
     }
@@ -238,7 +245,7 @@ std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path&
   else m.fail("source", "expected a .cl or .cu file");
   if (backend != "opencl" && backend != "cuda") m.fail("backend", "expected 'opencl' or 'cuda'");
   v->backend = *parse_backend(backend);
-  if (!fs::exists(src)) m.fail("source", fmt::format("file '{}' not found", src.string()));
+  if (!file_exists(src)) m.fail("source", fmt::format("file '{}' not found", src.string()));
   v->source_path = src.string();
 
   if (!j["precisions"].is_array() || j["precisions"].empty()) m.fail("precisions", "expected a non-empty array");

@@ -124,19 +124,35 @@ std::pair<Experiment, TuneSettings> recorded_tuning(const std::filesystem::path&
   const auto path = dir / "experiment.json";
   if (!std::filesystem::exists(path))
     throw Error(fmt::format("--resume '{}': cannot read '{}'", dir.string(), path.string()));
-  const nlohmann::json j = read_json_file(path.string());
+  return recorded_tuning(read_json_file(path.string()), dir, path.string());
+}
+
+std::pair<Experiment, TuneSettings> recorded_tuning(const nlohmann::json& j, const std::filesystem::path& dir,
+                                                    const std::string& path) {
   if (!j.contains("tune") || !j["tune"].is_object() || !j.contains("runs") || !j["runs"].is_array())
-    throw Error(fmt::format("--resume '{}': '{}' records no tuning (key 'tune')", dir.string(), path.string()));
+    throw Error(fmt::format("--resume '{}': '{}' records no tuning (key 'tune')", dir.string(), path));
+  // json::value would throw nlohmann's type_error, which names neither file nor key.
+  auto text = [&](const nlohmann::json& o, const char* key, const char* def, const std::string& name) {
+    if (!o.contains(key)) return std::string(def);
+    if (!o[key].is_string()) throw Error(fmt::format("{}: key '{}': expected a string", path, name));
+    return o[key].get<std::string>();
+  };
+  auto seed = [&](const nlohmann::json& o, const char* key, std::uint64_t def, const std::string& name) {
+    if (!o.contains(key)) return def;
+    if (!o[key].is_number_unsigned())
+      throw Error(fmt::format("{}: key '{}': expected a non-negative integer", path, name));
+    return o[key].get<std::uint64_t>();
+  };
   Experiment e;
-  e.name = j.value("name", "tune");
-  e.seed = j.value("seed", std::uint64_t{0});
-  e.command_line = j.value("command_line", "");
+  e.name = text(j, "name", "tune", "name");
+  e.seed = seed(j, "seed", 0, "seed");
+  e.command_line = text(j, "command_line", "", "command_line");
   for (std::size_t i = 0; i < j["runs"].size(); ++i)
-    e.runs.push_back(run_spec_from_json(j["runs"][i], fmt::format("{} runs[{}]", path.string(), i)));
+    e.runs.push_back(run_spec_from_json(j["runs"][i], fmt::format("{} runs[{}]", path, i)));
   TuneSettings s;
-  s.strategy = j["tune"].value("strategy", "");
-  s.budget = parse_budget(j["tune"].value("budget", ""));
-  s.seed = j["tune"].value("seed", e.seed);
+  s.strategy = text(j["tune"], "strategy", "", "tune.strategy");
+  s.budget = parse_budget(text(j["tune"], "budget", "", "tune.budget"));
+  s.seed = seed(j["tune"], "seed", e.seed, "tune.seed");
   return {e, s};
 }
 

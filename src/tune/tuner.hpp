@@ -68,5 +68,8 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
 // The experiment and settings recorded by an earlier tune in `dir`'s experiment.json;
 // throws Error naming the file when it holds no tuning.
 std::pair<Experiment, TuneSettings> recorded_tuning(const std::filesystem::path& dir);
+// The same from experiment.json's parsed content; `path` names the file in messages.
+std::pair<Experiment, TuneSettings> recorded_tuning(const nlohmann::json& j, const std::filesystem::path& dir,
+                                                    const std::string& path);
 
 }  // namespace hetbench::tune

@@ -29,6 +29,8 @@ class Parser {
   const std::string& s_;
   std::set<std::string>& names_;
   std::size_t pos_ = 0;
+  static constexpr int kMaxDepth = 200;
+  int depth_ = 0;
 
   [[noreturn]] void fail(const std::string& what) const {
     throw Error(fmt::format("in expression '{}' at position {}: {}", s_, pos_ + 1, what));
@@ -97,7 +99,15 @@ class Parser {
     }
   }
   // Unary minus binds looser than ^, as in mathematics: -2^2 = -4, 2^-1 = 0.5.
+  // Every recursion of the grammar (parentheses, arguments, unary operators, ^, ?:)
+  // passes through here, so the depth is bounded here: a long run of '(' or '-' would
+  // otherwise overflow the stack.
   NodeP unary() {
+    struct Depth {
+      int& d;
+      ~Depth() { --d; }
+    } depth{++depth_};
+    if (depth_ > kMaxDepth) fail(fmt::format("nested more than {} deep", kMaxDepth));
     if (eat("-")) return make(Expr::Node::Unary, "-", {unary()});
     if (eat("+")) return unary();
     skip();

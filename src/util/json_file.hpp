@@ -14,16 +14,22 @@ std::string read_text_file(const std::string& path);
 std::string json_error_text(const nlohmann::json::exception& e);
 [[noreturn]] void throw_invalid_json(const std::string& path, const nlohmann::json::exception& e);
 
-// The parsed file (J = nlohmann::ordered_json keeps the file's key order); throws Error
-// "<path>: invalid JSON: <what>".
+// The parsed text of the file `path` (J = nlohmann::ordered_json keeps the file's key
+// order); throws Error "<path>: invalid JSON: <what>", also for a number beyond binary64
+// (1e400), which nlohmann reports as out_of_range rather than parse_error.
 template <class J = nlohmann::json>
-J read_json_file(const std::string& path) {
-  const std::string text = read_text_file(path);
+J parse_json_text(const std::string& text, const std::string& path) {
   try {
     return J::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
     throw_invalid_json(path, e);
   }
+}
+
+// The parsed file, as parse_json_text.
+template <class J = nlohmann::json>
+J read_json_file(const std::string& path) {
+  return parse_json_text<J>(read_text_file(path), path);
 }
 
 }  // namespace hetbench

@@ -64,9 +64,14 @@ std::vector<long long> parse_int_list(const std::string& spec, const std::string
         if (!step.empty() && step[0] == '+') step = step.substr(1);
         long long s = int_value(step, what, item);
         if (s <= 0) throw Error(fmt::format("malformed {} range '{}': the step must be positive", what, item));
-        if ((b - a) / s + 1 > static_cast<long long>(kMaxItems))
+        // The span as unsigned: b - a overflows long long when the ends lie far apart
+        // (-2^62:2^62), and stepping past b overflows it when b is near the top.
+        const unsigned long long count = (static_cast<unsigned long long>(b) - static_cast<unsigned long long>(a)) /
+                                             static_cast<unsigned long long>(s) + 1;
+        if (count > kMaxItems)
           throw Error(fmt::format("{} range '{}' has more than {} values", what, item, kMaxItems));
-        for (long long v = a; v <= b; v += s) out.push_back(v);
+        for (unsigned long long i = 0; i < count; ++i)  // a + i*s <= b, though i*s alone may not fit
+          out.push_back(static_cast<long long>(static_cast<unsigned long long>(a) + i * static_cast<unsigned long long>(s)));
       }
     } else {
       throw Error(fmt::format("malformed {} '{}': expected a value or start:end:step", what, item));

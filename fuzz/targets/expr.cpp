@@ -1,0 +1,40 @@
+// Size and parameter expressions: Expr itself, the integer lists of --size and --param
+// (and a metadata "range"), and every op's --size token parser.
+#include <cmath>
+#include <string>
+
+#include "hetbench/error.hpp"
+#include "hetbench/expr.hpp"
+#include "hetbench/op.hpp"
+#include "targets/targets.hpp"
+#include "util/ranges.hpp"
+
+namespace hetbench::fuzz {
+
+void expr(std::string_view data) {
+  const std::string text(data);
+  try {
+    Expr e(text);
+    // Names metadata expressions commonly use; others stay unknown (an Error).
+    const Vars vars{{"n", 1000}, {"m", 512}, {"k", 64}, {"WG", 128}, {"TS", 16}, {"max_wg", 1024}, {"x", -3.5}};
+    (void)e.eval(vars);
+    (void)eval_int(e, vars);
+  } catch (const Error&) {
+  }
+  std::size_t values = 0;
+  try {
+    values = parse_int_list(text, "parameter WG").size();
+  } catch (const Error&) {
+  }
+  // A list of many values ("1:99999:1") is the same list to every op, and building a
+  // size map per value and op would slow the whole run down a hundredfold.
+  if (values > 1000) return;
+  for (const Op* op : all_ops()) {
+    try {
+      (void)op->parse_sizes(text);
+    } catch (const Error&) {
+    }
+  }
+}
+
+}  // namespace hetbench::fuzz
