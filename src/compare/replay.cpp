@@ -237,7 +237,7 @@ Replay::Replay(const RecordedExperiment& rec, const std::vector<int>& wanted) {
     else
       pv->param_sets.push_back(params);
     for (const auto& [k, x] : params) rp.given[k].push_back(x);
-    PlannedPoint point{ri, prec, 0, 0, v.get(), params, {}, nullptr, ""};
+    PlannedPoint point{ri, prec, 0, 0, v.get(), params, {}, nullptr, "", ""};
     for (const auto& [k, x] : params) point.param_source[k] = fmt::format("replay of point {}", p["point"].dump());
     if (auto why = v->unsupported_reason(*dev, prec); !why.empty())
       point.skip = "not supported here: " + why;
