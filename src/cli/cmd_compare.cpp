@@ -31,9 +31,12 @@ Command add_compare(CLI::App& app) {
     std::vector<std::string> dirs, fail_on;
     std::string by = "experiment", format = "table";
     double threshold = 2;
+    StoredExperiments stored;
   };
   auto o = std::make_shared<Opts>();
-  sub->add_option("experiments", o->dirs, "experiment folders; the first is the reference")->required();
+  sub->add_option("experiments", o->dirs, "experiment folders, or store:ID of stored ones; the first is the reference")
+      ->required();
+  o->stored.add_option(sub);
   sub->add_option("--by", o->by,
                   "what differs: experiment (each folder), or device, variant, precision or commit with the values "
                   "to compare, reference first, e.g. device=cuda:0,opencl:0:0")
@@ -50,7 +53,7 @@ Command add_compare(CLI::App& app) {
             const auto fail_on = parse_verdicts(o->fail_on);
             const auto by = parse_compare_by(o->by);
             std::vector<RecordedExperiment> exps;
-            for (const auto& d : o->dirs) exps.push_back(read_experiment(d));
+            for (const auto& d : o->stored.folders(o->dirs)) exps.push_back(read_experiment(d));
             const auto c = compare_sides(make_sides(exps, by), by.attr, t);
             print_comparison(c, o->format);
             return gate(c, fail_on);

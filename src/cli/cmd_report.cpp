@@ -85,9 +85,12 @@ Command add_report(CLI::App& app) {
   auto* sub = app.add_subcommand("report", "write a static HTML report with plots of experiments (docs/report.md)");
   auto exps = std::make_shared<std::vector<std::string>>();
   auto out = std::make_shared<std::string>();
-  sub->add_option("experiments", *exps, "experiment folders (from one or several machines)")->required();
+  auto stored = std::make_shared<StoredExperiments>();
+  sub->add_option("experiments", *exps, "experiment folders, or store:ID of stored ones (from one or several machines)")
+      ->required();
   sub->add_option("-o,--out", *out, "the report folder: index.html and plots/*.png, *.svg")->required();
-  return {sub, [=] { return run_report(*exps, *out); }};
+  stored->add_option(sub);
+  return {sub, [=] { return run_report(stored->folders(*exps), *out); }};
 }
 
 }  // namespace hetbench::cli

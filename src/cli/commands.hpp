@@ -36,6 +36,21 @@ struct RunSelectors {
 };
 void add_run_selectors(CLI::App* sub, RunSelectors& s);
 
+// Experiment arguments of compare and report that name a stored experiment ("store:ID" or
+// "store:HASHPREFIX", docs/store.md): written from the store (--store, else $HETBENCH_STORE
+// or the default file) into a scratch folder that lives until the command ends, so that
+// experiments from several machines merged in one store can be compared and plotted.
+class StoredExperiments {
+ public:
+  void add_option(CLI::App* sub);
+  std::vector<std::string> folders(const std::vector<std::string>& args);
+  ~StoredExperiments();
+
+ private:
+  std::string store_;
+  std::string scratch_;
+};
+
 // --isolate / --no-isolate and --point-timeout (docs/isolation.md).
 struct Isolation {
   bool on = false;

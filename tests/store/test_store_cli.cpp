@@ -58,6 +58,16 @@ TEST_P(StoreTest, CommandsAddQueryExportImportGet) {
   r = run_hetbench("store get" + so + " 1 2 -o " + (tmp.path() / "back").string());
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(file_text(tmp.path() / "back" / e2.filename() / "results.csv"), file_text(e2 / "results.csv"));
+  // compare takes stored experiments beside folders: store:1 is e1, so every pair is one
+  // point against itself; a reference to nothing is bad input.
+  r = run_hetbench("compare" + so + " store:1 " + e1.string() + " --format csv");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find(e1.filename().string() + ",dot,"), std::string::npos) << r.output;  // a pair per point
+  EXPECT_EQ(r.output.find("slower"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("faster"), std::string::npos) << r.output;
+  r = run_hetbench("compare" + so + " store:1 store:99");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("no experiment '99'"), std::string::npos) << r.output;
 
   // Bad input: exit 2 and one line naming what is wrong.
   r = run_hetbench("store query" + st + " --format xml");
