@@ -23,19 +23,6 @@ std::string python() {
   return fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
 }
 
-CmdResult run_shell(const std::string& cmd) {
-  TempDir tmp;
-  const auto log = tmp.path() / "out.txt";
-  const int raw = std::system((cmd + " >" + log.string() + " 2>&1").c_str());
-  CmdResult r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  std::ifstream f(log);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  r.output = ss.str();
-  return r;
-}
-
 bool have_pocl() { return run_hetbench("devices").output.find("opencl:0:0") != std::string::npos; }
 
 class Report : public ::testing::Test {

@@ -49,12 +49,11 @@ struct CmdResult {
   std::string output;  // stdout and stderr together
 };
 
-// Runs the hetbench program with `args` (a shell-quoted string) and captures its output.
-inline CmdResult run_hetbench(const std::string& args, const std::string& env = "") {
+// Runs a shell command line and captures its output (stdout and stderr together).
+inline CmdResult run_shell(const std::string& cmd) {
   TempDir tmp;
-  auto log = tmp.path() / "out.txt";
-  std::string cmd = env + " " + std::string(HETBENCH_BINARY) + " " + args + " > " + log.string() + " 2>&1";
-  int raw = std::system(cmd.c_str());
+  const auto log = tmp.path() / "out.txt";
+  const int raw = std::system((cmd + " > " + log.string() + " 2>&1").c_str());
   CmdResult r;
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
   std::ifstream f(log);
@@ -62,6 +61,11 @@ inline CmdResult run_hetbench(const std::string& args, const std::string& env = 
   ss << f.rdbuf();
   r.output = ss.str();
   return r;
+}
+
+// Runs the hetbench program with `args` (a shell-quoted string) and captures its output.
+inline CmdResult run_hetbench(const std::string& args, const std::string& env = "") {
+  return run_shell(env + " " + std::string(HETBENCH_BINARY) + " " + args);
 }
 
 // Starts the hetbench program with `args` in the background, output discarded; returns
