@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/cuda/cuda_dl.hpp"
 #include "backends/nvidia/nvml.hpp"
 #include "hetbench/error.hpp"
 
@@ -144,12 +145,12 @@ void CudaDevice::activate() const { HB_CUDA(cudaSetDevice(ordinal_), info_.id); 
 cublasHandle_t CudaDevice::blas() {
   if (!blas_) {
     activate();
-    cublasStatus_t st = cublasCreate(&blas_);
+    cublasStatus_t st = HB_DL(cublasCreate)(&blas_);
     if (st != CUBLAS_STATUS_SUCCESS)
-      throw PointError(fmt::format("{}: cublasCreate failed with {}", info_.id, cublasGetStatusName(st)));
-    st = cublasSetStream(blas_, stream_);
+      throw PointError(fmt::format("{}: cublasCreate failed with {}", info_.id, HB_DL(cublasGetStatusName)(st)));
+    st = HB_DL(cublasSetStream)(blas_, stream_);
     if (st != CUBLAS_STATUS_SUCCESS)
-      throw PointError(fmt::format("{}: cublasSetStream failed with {}", info_.id, cublasGetStatusName(st)));
+      throw PointError(fmt::format("{}: cublasSetStream failed with {}", info_.id, HB_DL(cublasGetStatusName)(st)));
   }
   return blas_;
 }

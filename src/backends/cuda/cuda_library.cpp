@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/cuda/cuda_dl.hpp"
 #include "backends/cuda/cub_dot.hpp"
 #include "backends/cuda/cuda_call.hpp"
 
@@ -18,7 +19,7 @@ struct CubCall : CudaCall {
 
 void blas_check(cublasStatus_t st, const char* call, const CudaDevice& d) {
   if (st != CUBLAS_STATUS_SUCCESS)
-    throw PointError(fmt::format("{}: {} failed with {}{}", d.id(), call, cublasGetStatusName(st),
+    throw PointError(fmt::format("{}: {} failed with {}{}", d.id(), call, HB_DL(cublasGetStatusName)(st),
                                  st == CUBLAS_STATUS_ALLOC_FAILED ? ": the device is out of memory" : ""));
 }
 
@@ -37,15 +38,15 @@ const bool registered = [] {
                               d.stream()),
               d.id());
       auto h = d.blas();
-      blas_check(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode", d);
+      blas_check(HB_DL(cublasSetPointerMode)(h, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode", d);
       const double a = c.scalar("alpha");
       if (c.dbl()) {
-        blas_check(cublasDaxpy(h, c.int_size("n"), &a, c.ptr<const double>("x"), 1,
+        blas_check(HB_DL(cublasDaxpy)(h, c.int_size("n"), &a, c.ptr<const double>("x"), 1,
                                c.ptr<double>("r"), 1),
                    "cublasDaxpy", d);
       } else {
         const float af = static_cast<float>(a);
-        blas_check(cublasSaxpy(h, c.int_size("n"), &af, c.ptr<const float>("x"), 1,
+        blas_check(HB_DL(cublasSaxpy)(h, c.int_size("n"), &af, c.ptr<const float>("x"), 1,
                                c.ptr<float>("r"), 1),
                    "cublasSaxpy", d);
       }
@@ -56,13 +57,13 @@ const bool registered = [] {
     [](CudaCall& c) {
       auto& d = *c.dev;
       auto h = d.blas();
-      blas_check(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE), "cublasSetPointerMode", d);
+      blas_check(HB_DL(cublasSetPointerMode)(h, CUBLAS_POINTER_MODE_DEVICE), "cublasSetPointerMode", d);
       if (c.dbl())
-        blas_check(cublasDdot(h, c.int_size("n"), c.ptr<const double>("x"), 1,
+        blas_check(HB_DL(cublasDdot)(h, c.int_size("n"), c.ptr<const double>("x"), 1,
                               c.ptr<const double>("y"), 1, c.ptr<double>("result")),
                    "cublasDdot", d);
       else
-        blas_check(cublasSdot(h, c.int_size("n"), c.ptr<const float>("x"), 1,
+        blas_check(HB_DL(cublasSdot)(h, c.int_size("n"), c.ptr<const float>("x"), 1,
                               c.ptr<const float>("y"), 1, c.ptr<float>("result")),
                    "cublasSdot", d);
     });
@@ -80,15 +81,15 @@ const bool registered = [] {
       const cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
       const int lda = ta ? M : K, ldb = tb ? K : N;
       auto h = d.blas();
-      blas_check(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode", d);
+      blas_check(HB_DL(cublasSetPointerMode)(h, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode", d);
       const double a = c.scalar("alpha"), b = c.scalar("beta");
       if (c.dbl()) {
-        blas_check(cublasDgemm(h, opb, opa, N, M, K, &a, c.ptr<const double>("B"), ldb,
+        blas_check(HB_DL(cublasDgemm)(h, opb, opa, N, M, K, &a, c.ptr<const double>("B"), ldb,
                                c.ptr<const double>("A"), lda, &b, c.ptr<double>("C"), N),
                    "cublasDgemm", d);
       } else {
         const float af = static_cast<float>(a), bf = static_cast<float>(b);
-        blas_check(cublasSgemm(h, opb, opa, N, M, K, &af, c.ptr<const float>("B"), ldb,
+        blas_check(HB_DL(cublasSgemm)(h, opb, opa, N, M, K, &af, c.ptr<const float>("B"), ldb,
                                c.ptr<const float>("A"), lda, &bf, c.ptr<float>("C"), N),
                    "cublasSgemm", d);
       }

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/cuda/cuda_dl.hpp"
 #include "backends/cuda/cuda_backend.hpp"
 #include "hetbench/error.hpp"
 
@@ -90,36 +91,36 @@ class CudaProgram final : public Program {
   do {                                                                                           \
     nvrtcResult hb_r_ = (call);                                                                  \
     if (hb_r_ != NVRTC_SUCCESS)                                                                  \
-      throw BuildError(fmt::format("{}: {} failed with {}", where, #call, nvrtcGetErrorString(hb_r_))); \
+      throw BuildError(fmt::format("{}: {} failed with {}", where, #call, HB_DL(nvrtcGetErrorString)(hb_r_))); \
   } while (0)
 
 // Source to CUBIN; a compile error throws BuildError carrying the NVRTC log.
 std::string compile_cubin(const ProgramSource& src, const std::vector<std::string>& opts, const std::string& dev_id) {
   nvrtcProgram prog = nullptr;
-  HB_NVRTC(nvrtcCreateProgram(&prog, src.text.c_str(), src.path.c_str(), 0, nullptr, nullptr), src.path);
+  HB_NVRTC(HB_DL(nvrtcCreateProgram)(&prog, src.text.c_str(), src.path.c_str(), 0, nullptr, nullptr), src.path);
   std::vector<const char*> argv;
   for (const auto& o : opts) argv.push_back(o.c_str());
-  nvrtcResult r = nvrtcCompileProgram(prog, static_cast<int>(argv.size()), argv.data());
+  nvrtcResult r = HB_DL(nvrtcCompileProgram)(prog, static_cast<int>(argv.size()), argv.data());
   std::size_t n = 0;
   std::string log;
-  if (nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && n > 1) {
+  if (HB_DL(nvrtcGetProgramLogSize)(prog, &n) == NVRTC_SUCCESS && n > 1) {
     log.resize(n);
-    nvrtcGetProgramLog(prog, log.data());
+    HB_DL(nvrtcGetProgramLog)(prog, log.data());
     while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
   }
   if (r != NVRTC_SUCCESS) {
-    nvrtcDestroyProgram(&prog);
+    HB_DL(nvrtcDestroyProgram)(&prog);
     std::string options;
     for (const auto& o : opts) options += (options.empty() ? "" : " ") + o;
     throw BuildError(fmt::format("kernel build failed: {} on {} with options '{}' ({}); build log:\n{}", src.path,
-                                 dev_id, options, nvrtcGetErrorString(r), log));
+                                 dev_id, options, HB_DL(nvrtcGetErrorString)(r), log));
   }
   std::string cubin;
-  if (nvrtcGetCUBINSize(prog, &n) == NVRTC_SUCCESS && n > 0) {
+  if (HB_DL(nvrtcGetCUBINSize)(prog, &n) == NVRTC_SUCCESS && n > 0) {
     cubin.resize(n);
-    if (nvrtcGetCUBIN(prog, cubin.data()) != NVRTC_SUCCESS) cubin.clear();
+    if (HB_DL(nvrtcGetCUBIN)(prog, cubin.data()) != NVRTC_SUCCESS) cubin.clear();
   }
-  nvrtcDestroyProgram(&prog);
+  HB_DL(nvrtcDestroyProgram)(&prog);
   if (cubin.empty()) throw BuildError(fmt::format("{}: NVRTC produced no CUBIN for {}", src.path, dev_id));
   return cubin;
 }
@@ -142,7 +143,7 @@ std::shared_ptr<Program> CudaDevice::build(const ProgramSource& src) {
   if (std::filesystem::exists(HETBENCH_CUDA_INCLUDE)) opts.push_back("-I" HETBENCH_CUDA_INCLUDE);
   for (const auto& d : src.defines) opts.push_back("-D" + d);
   int nmaj = 0, nmin = 0;
-  nvrtcVersion(&nmaj, &nmin);
+  HB_DL(nvrtcVersion)(&nmaj, &nmin);
   std::string options;
   for (const auto& o : opts) {
     if (!options.empty()) options += '\n';

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/cuda/cuda_dl.hpp"
 #include "backends/cuda/cuda_call.hpp"
 
 namespace hetbench {
@@ -13,7 +14,7 @@ namespace {
 
 void check(cusparseStatus_t st, const char* call, const CudaDevice& d) {
   if (st != CUSPARSE_STATUS_SUCCESS)
-    throw PointError(fmt::format("{}: {} failed with {}{}", d.id(), call, cusparseGetErrorName(st),
+    throw PointError(fmt::format("{}: {} failed with {}{}", d.id(), call, HB_DL(cusparseGetErrorName)(st),
                                  st == CUSPARSE_STATUS_ALLOC_FAILED ? ": the device is out of memory" : ""));
 }
 
@@ -36,10 +37,10 @@ struct CusparseCall : CudaCall {
   CusparseCall(const CusparseCall&) = delete;
   CusparseCall& operator=(const CusparseCall&) = delete;
   ~CusparseCall() {
-    if (x) cusparseDestroyDnVec(x);
-    if (y) cusparseDestroyDnVec(y);
-    if (A) cusparseDestroySpMat(A);
-    if (h) cusparseDestroy(h);
+    if (x) HB_DL(cusparseDestroyDnVec)(x);
+    if (y) HB_DL(cusparseDestroyDnVec)(y);
+    if (A) HB_DL(cusparseDestroySpMat)(A);
+    if (h) HB_DL(cusparseDestroy)(h);
   }
   const void* a() const { return type == CUDA_R_64F ? static_cast<const void*>(&alpha) : &alpha_f; }
   const void* b() const { return type == CUDA_R_64F ? static_cast<const void*>(&beta) : &beta_f; }
@@ -54,26 +55,26 @@ void setup(CusparseCall& c) {
   c.beta = c.scalar("beta");
   c.alpha_f = static_cast<float>(c.alpha);
   c.beta_f = static_cast<float>(c.beta);
-  check(cusparseCreate(&c.h), "cusparseCreate", d);
-  check(cusparseSetStream(c.h, d.stream()), "cusparseSetStream", d);
-  check(cusparseCreateCsr(&c.A, c.size("rows"), c.size("cols"), c.size("nnz"), c.ptr("row_ptr"), c.ptr("col"),
+  check(HB_DL(cusparseCreate)(&c.h), "cusparseCreate", d);
+  check(HB_DL(cusparseSetStream)(c.h, d.stream()), "cusparseSetStream", d);
+  check(HB_DL(cusparseCreateCsr)(&c.A, c.size("rows"), c.size("cols"), c.size("nnz"), c.ptr("row_ptr"), c.ptr("col"),
                           c.ptr("val"), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, c.type),
         "cusparseCreateCsr", d);
-  check(cusparseCreateDnVec(&c.x, c.size("cols"), c.ptr("x"), c.type), "cusparseCreateDnVec", d);
-  check(cusparseCreateDnVec(&c.y, c.size("rows"), c.ptr("y"), c.type), "cusparseCreateDnVec", d);
+  check(HB_DL(cusparseCreateDnVec)(&c.x, c.size("cols"), c.ptr("x"), c.type), "cusparseCreateDnVec", d);
+  check(HB_DL(cusparseCreateDnVec)(&c.y, c.size("rows"), c.ptr("y"), c.type), "cusparseCreateDnVec", d);
   std::size_t bytes = 0;
-  check(cusparseSpMV_bufferSize(c.h, CUSPARSE_OPERATION_NON_TRANSPOSE, c.a(), c.A, c.x, c.b(), c.y, c.type, c.alg,
+  check(HB_DL(cusparseSpMV_bufferSize)(c.h, CUSPARSE_OPERATION_NON_TRANSPOSE, c.a(), c.A, c.x, c.b(), c.y, c.type, c.alg,
                                 &bytes),
         "cusparseSpMV_bufferSize", d);
   if (bytes) c.work = d.alloc(bytes);
   // The preprocessing analyses the matrix once; cuSPARSE then reuses it in every call.
-  check(cusparseSpMV_preprocess(c.h, CUSPARSE_OPERATION_NON_TRANSPOSE, c.a(), c.A, c.x, c.b(), c.y, c.type, c.alg,
+  check(HB_DL(cusparseSpMV_preprocess)(c.h, CUSPARSE_OPERATION_NON_TRANSPOSE, c.a(), c.A, c.x, c.b(), c.y, c.type, c.alg,
                                 c.work_ptr()),
         "cusparseSpMV_preprocess", d);
 }
 
 void spmv(CusparseCall& c) {
-  check(cusparseSpMV(c.h, CUSPARSE_OPERATION_NON_TRANSPOSE, c.a(), c.A, c.x, c.b(), c.y, c.type, c.alg,
+  check(HB_DL(cusparseSpMV)(c.h, CUSPARSE_OPERATION_NON_TRANSPOSE, c.a(), c.A, c.x, c.b(), c.y, c.type, c.alg,
                      c.work_ptr()),
         "cusparseSpMV", *c.dev);
 }
