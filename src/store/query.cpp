@@ -48,9 +48,28 @@ bool sizes_hold(const std::string& sizes, const std::vector<SizeTest>& tests) {
 }
 
 void check_date(const std::string& option, const std::string& v) {
+  if (v.empty()) return;
   static const std::regex re(R"(\d{4}-\d{2}-\d{2}([T ]\d{2}(:\d{2}(:\d{2})?)?Z?)?)");
-  if (!v.empty() && !std::regex_match(v, re))
+  if (!std::regex_match(v, re))
     throw Error(fmt::format("{} '{}': expected a date or time, ISO 8601 (2026-12-01, 2026-12-01T09:30)", option, v));
+}
+
+// host, cuda:N or opencl:P:D. Not a std::regex: compiling one costs a query of
+// thousands of rows more than reading them.
+bool is_device_id(const std::string& s) {
+  auto digits = [&](std::size_t& i) {
+    const auto b = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > b;
+  };
+  if (s == "host") return true;
+  std::size_t i = 0;
+  if (s.rfind("cuda:", 0) == 0) return (i = 5, digits(i) && i == s.size());
+  if (s.rfind("opencl:", 0) != 0) return false;
+  i = 7;
+  if (!digits(i) || i == s.size() || s[i] != ':') return false;
+  ++i;
+  return digits(i) && i == s.size();
 }
 
 }  // namespace
@@ -75,9 +94,7 @@ void Store::query(const Filter& f, const std::function<void(const QueryRow&)>& r
   if (!f.op.empty()) cond("p.op = " + param(f.op));
   // A device id (host, cuda:0, opencl:0:1) names a device on one machine; a name is the
   // same on every machine, and only names are indexed (ids are for one-machine stores).
-  static const std::regex device_id(R"(host|cuda:\d+|opencl:\d+:\d+)");
-  if (!f.device.empty())
-    cond((std::regex_match(f.device, device_id) ? "p.device = " : "p.device_name = ") + param(f.device));
+  if (!f.device.empty()) cond((is_device_id(f.device) ? "p.device = " : "p.device_name = ") + param(f.device));
   if (!f.variant.empty()) {
     const auto v = param(f.variant);
     cond(fmt::format("(p.variant = {0} OR p.variant_id = {0})", v));
@@ -95,23 +112,23 @@ void Store::query(const Filter& f, const std::function<void(const QueryRow&)>& r
       "p.precision, p.sizes, p.params, p.status, p.time, p.median_s, p.gflops, p.gbs "
       "FROM points p JOIN experiments e ON e.id = p.experiment_id" +
       where + " ORDER BY p.experiment_id, p.point";
-  QueryRow r;
+  QueryRow r;  // reused: assign() keeps each field's capacity, so rows allocate nothing
   db_->query(sql, params, [&](const Cells& c) {
-    r.p.sizes = c.str(10);
+    r.p.sizes.assign(c.text(10));
     if (!sizes.empty() && !sizes_hold(r.p.sizes, sizes)) return;
     r.experiment = c.integer(0);
-    r.host = c.str(1);
+    r.host.assign(c.text(1));
     r.p.point = static_cast<int>(c.integer(2));
-    r.p.op = c.str(3);
-    r.p.variant = c.str(4);
-    r.p.variant_id = c.str(5);
-    r.p.backend = c.str(6);
-    r.p.device = c.str(7);
-    r.p.device_name = c.str(8);
-    r.p.precision = c.str(9);
-    r.p.params = c.str(11);
-    r.p.status = c.str(12);
-    r.p.time = c.str(13);
+    r.p.op.assign(c.text(3));
+    r.p.variant.assign(c.text(4));
+    r.p.variant_id.assign(c.text(5));
+    r.p.backend.assign(c.text(6));
+    r.p.device.assign(c.text(7));
+    r.p.device_name.assign(c.text(8));
+    r.p.precision.assign(c.text(9));
+    r.p.params.assign(c.text(11));
+    r.p.status.assign(c.text(12));
+    r.p.time.assign(c.text(13));
     r.p.median_s = c.real(14);
     r.p.gflops = c.real(15);
     r.p.gbs = c.real(16);
