@@ -38,7 +38,7 @@ double sum_ref_u() {
 template <class T>
 ArrayOperand sum_input(std::size_t n, std::uint64_t seed) {
   if constexpr (std::is_same_v<T, std::int32_t>) {
-    ArrayOperand a{"x", true, Access::In, n, sizeof(T), {}};
+    ArrayOperand a{"x", false, Access::In, n, sizeof(T), {}};  // the precision's type (I32: int32)
     a.host.resize(n * sizeof(T));
     auto* x = reinterpret_cast<std::int32_t*>(a.host.data());
 #pragma omp parallel for schedule(static) if (n > 65536)

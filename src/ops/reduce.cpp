@@ -31,9 +31,7 @@ class ReduceOp final : public Op {
     with_sum_type(p, [&]<class T>() {
       using R = sum_ref_t<T>;
       prob->arrays.push_back(sum_input<T>(n, seed));
-      auto r = output_array("result", 1, sizeof(T));
-      r.is_int = std::is_integral_v<T>;
-      prob->arrays.push_back(r);
+      prob->arrays.push_back(output_array("result", 1, sizeof(T)));
       std::vector<R> sum, abs;
       chunk_sums(typed<T>(prob->arrays[0].host), n, sum, abs);
       R total = 0, total_abs = 0;

@@ -58,9 +58,7 @@ class ScanOp final : public Op {
     const auto n = static_cast<std::size_t>(s.at("n"));
     with_sum_type(p, [&]<class T>() {
       prob->arrays.push_back(sum_input<T>(n, seed));
-      auto y = output_array("y", n, sizeof(T));
-      y.is_int = std::is_integral_v<T>;
-      prob->arrays.push_back(y);
+      prob->arrays.push_back(output_array("y", n, sizeof(T)));
       return 0;
     });
     prob->scalars.push_back({"n", true, static_cast<double>(n)});

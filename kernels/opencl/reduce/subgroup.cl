@@ -5,12 +5,7 @@
 #pragma OPENCL EXTENSION cl_khr_subgroups : enable
 kernel void reduce_subgroup(const uint n, global const REAL* restrict x, global REAL* restrict partial) {
   local REAL lb[WG];
-  const uint gid = get_global_id(0), stride = get_global_size(0), nv = n / VW;
-  realv acc = (realv)(0);
-  for (uint i = gid; i < nv; i += stride) acc += LOADV(i, x);
-  REAL s = HSUM(acc);
-  const uint t = nv * VW + gid;
-  if (t < n) s += x[t];
+  REAL s = reduce_thread(n, x);
   s = sub_group_reduce_add(s);
   const uint sg = get_sub_group_id(), nsg = get_num_sub_groups();
   if (get_sub_group_local_id() == 0) lb[sg] = s;

@@ -5,12 +5,7 @@
 // subgroup.cl requires it, and devices without it skip that variant with the reason.
 kernel void reduce_tree(const uint n, global const REAL* restrict x, global REAL* restrict partial) {
   local REAL lb[WG];
-  const uint gid = get_global_id(0), stride = get_global_size(0), nv = n / VW;
-  realv acc = (realv)(0);
-  for (uint i = gid; i < nv; i += stride) acc += LOADV(i, x);
-  REAL s = HSUM(acc);
-  const uint t = nv * VW + gid;
-  if (t < n) s += x[t];
+  REAL s = reduce_thread(n, x);
   s = group_sum(s, lb, WG);
   if (get_local_id(0) == 0) partial[get_group_id(0)] = s;
 }
