@@ -47,4 +47,13 @@ inline int validate_every_variant(const std::string& op, const std::vector<std::
   return checked;
 }
 
+// A `run` that must stop as bad input (exit 2) with the message, measuring nothing.
+inline void expect_bad_input(const std::string& args, const std::string& message) {
+  TempDir out;
+  const auto r = run_hetbench(args + " --out " + out.str());
+  EXPECT_TRUE(std::filesystem::is_empty(out.path())) << args;
+  EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
+  EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+}
+
 }  // namespace hetbench::test
