@@ -264,6 +264,8 @@ TEST(CudaBackend, AllVariantsValidate) {
       inputs = {"gen:poisson2d:n=1", "gen:dense_row:n=5000,row=3", "gen:random:n=3000,per_row=9,cols=4001,empty=0.2",
                 "gen:powerlaw:n=20000,avg=12", "gen:poisson3d:n=20"};
     }
+    if (v->op == "scan")
+      for (const auto& s : sizes) vsizes.push_back(s + "@exclusive");
     if (dw && v->op != "gemm" && v->op != "spmv")
       for (const auto& s : sizes) vsizes.push_back(s + "@soa");
     auto recs = run_variant(v->op, v->name, params, dev->id(), vsizes, 2, v->precisions, inputs);

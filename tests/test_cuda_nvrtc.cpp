@@ -47,13 +47,14 @@ class SourceCapture final : public Device {
   DeviceInfo info_;
 };
 
-// A few problems per op: odd sizes, every GEMM layout, the double-word storages.
+// A few problems per op: odd sizes, every GEMM layout, the double-word storages, both scan kinds.
 std::vector<Sizes> problems(const Op& op, Precision p) {
   std::vector<std::string> tokens;
   const bool dw = p == Precision::DF || p == Precision::DD;
   if (op.name() == "spmv") return op.parse_input("gen:poisson3d:n=8", 1);
   if (op.name() == "gemm") tokens = dw ? std::vector<std::string>{"129x65x33@NT", "64@soa", "64@TN@d64"}
                                        : std::vector<std::string>{"129x65x33@NT", "64@TN", "64@TT"};
+  else if (op.name() == "scan") tokens = {"1000003", "1000003@exclusive"};
   else tokens = dw ? std::vector<std::string>{"1000003", "1000003@soa"} : std::vector<std::string>{"1000003"};
   std::vector<Sizes> out;
   for (const auto& t : tokens)

@@ -8,20 +8,22 @@
 
 namespace hetbench {
 
-enum class Precision { S, D, DF, DD };
+// I32: two's-complement 32-bit integers, added with unsigned (wrap-around) semantics;
+// exact, so u = 0. Only ops that list it (scan, reduce) accept it.
+enum class Precision { S, D, DF, DD, I32 };
 
 struct PrecisionInfo {
   Precision p;
-  const char* name;       // "S", "D", "DF", "DD"
+  const char* name;       // "S", "D", "DF", "DD", "I32"
   std::size_t bytes;      // bytes of one stored element (interleaved hi/lo for DF/DD)
-  double u;               // unit roundoff used by the error bounds
-  const char* real_type;  // OpenCL C / CUDA scalar type of one word
+  double u;               // unit roundoff used by the error bounds (0: exact)
+  const char* real_type;  // OpenCL C / CUDA scalar type of one word (I32: uint, wrapping)
   bool needs_fp64;        // device must support binary64
 };
 
 const PrecisionInfo& info(Precision p);
 inline const char* name(Precision p) { return info(p).name; }
-// Throws hetbench::Error naming the value when it is not one of S, D, DF, DD.
+// Throws hetbench::Error naming the value when it is not one of S, D, DF, DD, I32.
 Precision parse_precision(std::string_view s);
 std::vector<Precision> parse_precisions(std::string_view list);
 

@@ -86,7 +86,7 @@ void add_run_selectors(CLI::App* sub, RunSelectors& s) {
       ->capture_default_str();
   sub->add_option("--device", s.r.devices, "host, opencl:P:D, cuda:N, a unique name substring, or all")
       ->capture_default_str();
-  sub->add_option("--precision", s.precisions, "S,D (later DF,DD)")->capture_default_str();
+  sub->add_option("--precision", s.precisions, "list of S, D, DF, DD, I32 (int32: scan and reduce only)")->capture_default_str();
   sub->add_option("--size", s.r.sizes, "sizes: 1000,2^20,1e6 or a:b:step or a:b:*2 (repeatable)");
   sub->add_option("--matrix", s.r.inputs,
                   "spmv: a Matrix Market file or a generator, gen:NAME:k=v,... (repeatable; `hetbench list generators`)");

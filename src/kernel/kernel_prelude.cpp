@@ -45,7 +45,8 @@ __device__ __forceinline__ uint get_global_size(const int d) { return get_num_gr
 
 }  // namespace
 
-// REAL is the scalar word: float for S and DF, double for D and DD. Double-word kernels
+// REAL is the scalar word: float for S and DF, double for D and DD, uint for I32 (whose
+// int32 elements are added with wrap-around, so unsigned arithmetic gives their bits). Double-word kernels
 // (HB_PREC_DF, HB_PREC_DD, and HB_DW for either) keep each element as two REALs (hi, lo)
 // and do their arithmetic with kernels/common/dfdd.h.
 std::string kernel_prelude(const std::string& language, Precision p) {
@@ -61,8 +62,11 @@ std::string kernel_prelude(const std::string& language, Precision p) {
     s += kOpenclWords;
   } else if (language == "cuda") {
     // 16-byte vectors of words: float4 for S and DF, double2 for D and DD.
-    s += wide ? "#define REAL2 double2\n#define REALV16 double2\n#define VEC16 2\n"
-              : "#define REAL2 float2\n#define REAL4 float4\n#define REALV16 float4\n#define VEC16 4\n";
+    if (p == Precision::I32)
+      s += "#define REAL2 uint2\n#define REAL4 uint4\n#define REALV16 uint4\n#define VEC16 4\n";
+    else
+      s += wide ? "#define REAL2 double2\n#define REALV16 double2\n#define VEC16 2\n"
+                : "#define REAL2 float2\n#define REAL4 float4\n#define REALV16 float4\n#define VEC16 4\n";
     s += kCudaWords;
   }
   s += "#define HB_CAT_(a, b) a##b\n#define HB_CAT(a, b) HB_CAT_(a, b)\n";

@@ -11,11 +11,12 @@ namespace hetbench {
 
 namespace {
 // DF and DD: the effective unit roundoffs of double-word arithmetic (docs/precision.md).
-const std::array<PrecisionInfo, 4> kInfo{{
+const std::array<PrecisionInfo, 5> kInfo{{
     {Precision::S, "S", 4, 0x1p-24, "float", false},
     {Precision::D, "D", 8, 0x1p-53, "double", true},
     {Precision::DF, "DF", 8, 0x1p-48, "float", false},
     {Precision::DD, "DD", 16, 0x1p-106, "double", true},
+    {Precision::I32, "I32", 4, 0, "uint", false},
 }};
 }  // namespace
 
@@ -26,7 +27,8 @@ Precision parse_precision(std::string_view s) {
     if (s == i.name) return i.p;
   if (s == "s" || s == "single" || s == "float") return Precision::S;
   if (s == "d" || s == "double") return Precision::D;
-  throw Error(fmt::format("unknown precision '{}': expected S, D, DF or DD", s));
+  if (s == "i32" || s == "int32" || s == "INT32") return Precision::I32;
+  throw Error(fmt::format("unknown precision '{}': expected S, D, DF, DD or I32", s));
 }
 
 std::vector<Precision> parse_precisions(std::string_view list) {

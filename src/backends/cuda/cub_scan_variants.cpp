@@ -1,0 +1,55 @@
+// CUB baselines of scan and reduce, registered as code variants like CUB dot
+// (cuda_library.cpp): temporary storage sized and allocated in setup, never timed.
+#include <algorithm>
+
+#include "backends/cuda/cub_scan.hpp"
+#include "backends/cuda/cuda_call.hpp"
+
+namespace hetbench {
+
+namespace {
+
+struct CubScanCall : CudaCall {
+  std::unique_ptr<Buffer> temp;
+  std::size_t temp_bytes = 0;
+  std::size_t n() const { return static_cast<std::size_t>(size("n")); }
+  bool exclusive() const { return size("exclusive") != 0; }
+};
+
+const std::vector<Precision> kSDI{Precision::S, Precision::D, Precision::I32};
+
+CodeVariantInfo cub_info(const char* op, const char* description) {
+  return {.op = op, .name = "cub", .description = description, .library = "CUB", .precisions = kSDI};
+}
+
+// Asks CUB for its temporary storage (the call with a null pointer) and allocates it.
+template <class Call>
+void alloc_temp(CubScanCall& c, Call&& call) {
+  c.temp_bytes = 0;
+  HB_CUDA(call(nullptr), c.dev->id());
+  c.temp_bytes = std::max<std::size_t>(c.temp_bytes, 1);
+  c.temp = c.dev->alloc(c.temp_bytes);
+}
+
+const bool registered = [] {
+  auto scan = [](CubScanCall& c, void* temp) {
+    return cub_scan(c.prob->prec, c.exclusive(), temp, c.temp_bytes, c.ptr("x"), c.ptr("y"), c.n(), c.dev->stream());
+  };
+  register_code_variant<CubScanCall>(
+      cub_info("scan", "CUB DeviceScan::InclusiveSum / ExclusiveSum (nvcc; I32 as unsigned int); temporary storage "
+                       "allocated before timing"),
+      [scan](CubScanCall& c) { HB_CUDA(scan(c, c.temp->native()), c.dev->id()); },
+      [scan](CubScanCall& c) { alloc_temp(c, [&](void* t) { return scan(c, t); }); });
+
+  auto reduce = [](CubScanCall& c, void* temp) {
+    return cub_reduce(c.prob->prec, temp, c.temp_bytes, c.ptr("x"), c.ptr("result"), c.n(), c.dev->stream());
+  };
+  register_code_variant<CubScanCall>(
+      cub_info("reduce", "CUB DeviceReduce::Sum (nvcc; I32 as unsigned int); temporary storage allocated before timing"),
+      [reduce](CubScanCall& c) { HB_CUDA(reduce(c, c.temp->native()), c.dev->id()); },
+      [reduce](CubScanCall& c) { alloc_temp(c, [&](void* t) { return reduce(c, t); }); });
+  return true;
+}();
+
+}  // namespace
+}  // namespace hetbench

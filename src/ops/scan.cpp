@@ -1,0 +1,125 @@
+// SCAN: prefix sums. Inclusive y_i = Σ_{j≤i} x_j; exclusive y_i = Σ_{j<i} x_j (y_0 = 0).
+// The kind is the size-token suffix @inclusive (default) or @exclusive (size key
+// "exclusive", 0 or 1, for metadata defines).
+// Bound (S, D): y_i is a sum of m terms (m = i + 1 inclusive, i exclusive), formed by
+// m − 1 additions in whatever order the variant chose (sequential, blocked, a tree, a
+// look-back chain); each term carries at most m − 1 roundings, so
+//   |ŷ_i − y_i| ≤ γ_{m−1}·Σ_{j<m}|x_j|                       (Higham, ASNA ch. 4)
+// and the reference (double for S, long double for D) adds its own γ_{m−1}(u_ref)
+// times the same sum. I32: exact modulo 2^32 (the kernels add as unsigned).
+#include "ops/prefix_common.hpp"
+
+namespace hetbench {
+
+namespace {
+
+const Axis& scan_kind_axis() {
+  static const Axis a = Axis::choice("kind", {"inclusive", "exclusive"}, "inclusive or exclusive prefix sum",
+                                     /*indicators=*/true);
+  return a;
+}
+
+class ScanOp final : public Op {
+ public:
+  std::string name() const override { return "scan"; }
+  std::string description() const override { return "prefix sums y_i = sum_{j<=i} x_j (@inclusive) or sum_{j<i} x_j (@exclusive)"; }
+  std::vector<Precision> precisions() const override { return {Precision::S, Precision::D, Precision::I32}; }
+  const OpSignature& signature() const override {
+    static const OpSignature sig = [] {
+      auto s = vector_signature({{"x"}, {"y", true, Elem::Real, Access::Out}}, {}, false);
+      s.axes.push_back(scan_kind_axis());
+      return s;
+    }();
+    return sig;
+  }
+  // "2^20", "1000003@exclusive", "2^10:2^20:*4@inclusive".
+  std::vector<Sizes> parse_sizes(const std::string& token) const override {
+    std::string list = token;
+    Sizes kind;
+    scan_kind_axis().set(kind, std::size_t{0});
+    if (auto at = token.find('@'); at != std::string::npos) {
+      list = token.substr(0, at);
+      const std::string k = token.substr(at + 1);
+      if (!scan_kind_axis().set(kind, k))
+        throw Error(fmt::format("unknown scan kind '{}' in size '{}': expected inclusive or exclusive", k, token));
+    }
+    std::vector<Sizes> out;
+    for (long long n : parse_int_list(list, "size")) {
+      if (n < 1) throw Error(fmt::format("size n = {} is impossible: scan needs n >= 1", n));
+      Sizes s = kind;
+      s["n"] = n;
+      out.push_back(s);
+    }
+    return out;
+  }
+  std::size_t device_bytes(const Sizes& s, Precision p) const override { return vector_bytes(s, p, 2); }
+  std::unique_ptr<Problem> build_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
+    auto prob = new_problem(s, p);
+    const auto n = static_cast<std::size_t>(s.at("n"));
+    with_sum_type(p, [&]<class T>() {
+      prob->arrays.push_back(sum_input<T>(n, seed));
+      prob->arrays.push_back(output_array("y", n, sizeof(T)));
+      return 0;
+    });
+    prob->scalars.push_back({"n", true, static_cast<double>(n)});
+    prob->flops = static_cast<double>(n);
+    prob->min_bytes = 2.0 * n * info(p).bytes;
+    prob->features["kind"] = scan_kind_axis().value(s);
+    return prob;
+  }
+  Validation validate(const Problem& prob, const Outputs& out) const override {
+    const bool excl = scan_kind_axis().index(prob.sizes) == 1;
+    return with_sum_type(prob.prec, [&]<class T>() {
+      using R = sum_ref_t<T>;
+      const T* x = typed<T>(prob.arrays[0].host);
+      const T* y = typed<T>(output(out, "y"));
+      const auto n = static_cast<std::size_t>(prob.sizes.at("n"));
+      // Chunk sums, then their prefix: each chunk is then checked on its own.
+      std::vector<R> sum, abs;
+      chunk_sums(x, n, sum, abs);
+      R run = 0, run_abs = 0;
+      for (std::size_t c = 0; c < sum.size(); ++c) {
+        const R s = sum[c], a = abs[c];
+        sum[c] = run;
+        abs[c] = run_abs;
+        run += s;
+        run_abs += a;
+      }
+      const double u = info(prob.prec).u, ur = sum_ref_u<T>();
+      std::vector<Validation> part(sum.size());
+#pragma omp parallel for schedule(dynamic) if (sum.size() > 1)
+      for (std::size_t c = 0; c < sum.size(); ++c) {
+        const std::size_t b = c * kSumChunk, len = std::min(n, b + kSumChunk) - b;
+        std::vector<R> ref(len);
+        std::vector<long double> bound(len);
+        R s = sum[c], a = abs[c];
+        for (std::size_t k = 0; k < len; ++k) {
+          const std::size_t i = b + k;
+          if (!excl) {
+            s += static_cast<R>(x[i]);
+            a += abs_of(static_cast<R>(x[i]));
+          }
+          const double adds = excl ? (i == 0 ? 0.0 : double(i) - 1) : double(i);  // m − 1
+          ref[k] = s;
+          bound[k] = (gamma_n(adds, u) + gamma_n(adds, ur)) * static_cast<long double>(a);
+          if (excl) {
+            s += static_cast<R>(x[i]);
+            a += abs_of(static_cast<R>(x[i]));
+          }
+        }
+        part[c] = check_each(
+            len, [&](std::size_t k) { return sum_element(y[b + k], ref[k]); },
+            [&](std::size_t k) { return bound[k]; });
+      }
+      Validation v = merge_validations(part);
+      v.bound = std::is_integral_v<T> ? "exact modulo 2^32 (int32, wrap-around addition)"
+                                      : "|y_i - ref_i| <= (gamma_{m-1} + gamma_{m-1}(u_ref)) sum_{j<m}|x_j|, m terms";
+      return v;
+    });
+  }
+};
+
+OpRegistrar<ScanOp> reg;
+
+}  // namespace
+}  // namespace hetbench
