@@ -251,6 +251,50 @@ void ClDevice::transfer(Buffer& buf, void* host, std::size_t bytes, int lane_no,
   issued(lane_no, after, ev);
 }
 
+cl_event* ClDevice::event_slot() { return recording_ ? &slot_ : nullptr; }
+
+void ClDevice::take_slot() {
+  if (recording_ && slot_) recording_->push_back(slot_);
+  slot_ = nullptr;
+}
+
+void ClDevice::record(cl_event ev) {
+  if (recording_) recording_->push_back(ev);
+  else clReleaseEvent(ev);
+}
+
+double ClDevice::time(const std::function<void()>& work) {
+  finish();
+  std::vector<cl_event> events;
+  recording_ = &events;
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    work();
+    finish();
+  } catch (...) {
+    recording_ = nullptr;
+    for (auto e : events) clReleaseEvent(e);
+    throw;
+  }
+  auto t1 = std::chrono::steady_clock::now();
+  recording_ = nullptr;
+  double seconds = std::chrono::duration<double>(t1 - t0).count();
+  if (!events.empty()) {
+    cl_ulong start = ~0ull, end = 0;
+    bool ok = true;
+    for (auto e : events) {
+      cl_ulong s = 0, f = 0;
+      ok &= clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof s, &s, nullptr) == CL_SUCCESS;
+      ok &= clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof f, &f, nullptr) == CL_SUCCESS;
+      start = std::min(start, s);
+      end = std::max(end, f);
+    }
+    if (ok && end >= start) seconds = static_cast<double>(end - start) * 1e-9;
+  }
+  for (auto e : events) clReleaseEvent(e);
+  return seconds;
+}
+
 ClBuffer::ClBuffer(ClDevice& dev, std::size_t bytes) : Buffer(bytes), dev_(dev) {
   cl_int err = CL_SUCCESS;
   mem_ = clCreateBuffer(dev.context(), CL_MEM_READ_WRITE, bytes == 0 ? 1 : bytes, nullptr, &err);
