@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "backends/nvidia/pcie_link.hpp"
 #include "hetbench/device.hpp"
 #include "hetbench/error.hpp"
@@ -149,7 +151,7 @@ TEST(Transfer, SizeAboveLargestAllocationIsBadInput) {
   const auto n = std::to_string(max_alloc + 1);
   // Where the host cannot hold the copies either, the size check says so instead: both name the value.
   const auto r = test::run_hetbench("run transfer --variant opencl/transfer/enqueue --device " + dev->id() +
-                                    " --size " + n + " --reps 1");
+                                    " --precision S --size " + n + " --reps 1");
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find(n), std::string::npos) << r.output;
 }
