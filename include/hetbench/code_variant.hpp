@@ -42,6 +42,9 @@ struct CallBase {
   bool dbl() const { return prob->prec == Precision::D; }
   // Runs before prepare and before every run.
   void enter() const {}
+  // Instance::reset and Instance::collect: a Call with state outside the operands hides these.
+  void reset() {}
+  void collect(Outputs&) {}
 };
 
 // What a code variant declares besides its functions.
@@ -51,6 +54,9 @@ struct CodeVariantInfo {
   std::string library;                      // the origin, e.g. "cuBLAS"; empty: the kind
   std::vector<Precision> precisions{Precision::S, Precision::D};
   std::vector<ParamDef> params;
+  // Expressions over sizes and device values (Variant::constraints): a point failing
+  // one is skipped with it as the reason.
+  std::vector<std::string> constraints = {};
 };
 
 template <class Call>
@@ -67,6 +73,7 @@ class CodeVariant final : public Variant {
     origin = "built in (" + (info.library.empty() ? to_string(kind) : info.library) + ")";
     precisions = std::move(info.precisions);
     params = std::move(info.params);
+    for (auto& c : info.constraints) constraints.emplace_back(std::move(c));
   }
 
   std::unique_ptr<Instance> prepare(Device& dev, const Problem& prob, const BufferMap& bufs,
@@ -91,6 +98,14 @@ class CodeVariant final : public Variant {
     void run() override {
       call.enter();
       fn(call);
+    }
+    void reset() override {
+      call.enter();
+      call.reset();
+    }
+    void collect(Outputs& out) override {
+      call.enter();
+      call.collect(out);
     }
   };
   Fn run_, setup_;

@@ -37,6 +37,9 @@ struct DeviceInfo {
   std::uint64_t llc_bytes = 0;  // last-level cache (what --cache cold flushes); 0 where unknown
   std::size_t max_wg = 0, pref_wg_multiple = 0;
   bool fp64 = false;
+  // Other devices of the same backend this one copies to directly (device-to-device
+  // transfers); the expression variable `peers`.
+  int peers = 0;
   std::vector<std::string> extensions;
   // Theoretical peaks; empty where they cannot be derived (shown as "unknown").
   std::optional<double> peak_gflops_s, peak_gflops_d, peak_gbs;
@@ -64,6 +67,23 @@ class Buffer {
  protected:
   explicit Buffer(std::size_t bytes) : bytes_(bytes) {}
   std::size_t bytes_;
+};
+
+// Host memory for the host link (op transfer): pageable comes from the allocator, so
+// the driver stages it through a pinned bounce buffer; pinned is page-locked, so the
+// device's DMA engine reads and writes it directly.
+enum class HostMemoryKind { Pageable, Pinned };
+
+class HostMemory {
+ public:
+  virtual ~HostMemory() = default;
+  std::size_t bytes() const { return bytes_; }
+  void* data() const { return data_; }
+
+ protected:
+  explicit HostMemory(std::size_t bytes) : bytes_(bytes) {}
+  std::size_t bytes_;
+  void* data_ = nullptr;
 };
 
 // One kernel argument as passed to a launch.
@@ -113,6 +133,18 @@ class Device {
   // Which kernel sources the device can JIT.
   BackendKind kernel_language() const { return info().backend; }
   virtual std::shared_ptr<Program> build(const ProgramSource& src);
+
+  // The host link. Copies are issued asynchronously, so that time() covers exactly them:
+  // lane 0 is the device's own queue or stream; lane 1 a second one, whose copy starts
+  // after the work issued before it and runs beside the work issued after it (both
+  // directions at once); finish() and time() wait for both lanes. The host device has
+  // no host link: these throw PointError saying so.
+  virtual std::unique_ptr<HostMemory> alloc_host(std::size_t bytes, HostMemoryKind kind);
+  virtual void copy_to_device(Buffer& dst, const void* src, std::size_t bytes, int lane);
+  virtual void copy_to_host(void* dst, Buffer& src, std::size_t bytes, int lane);
+  // Buffer to buffer between two devices of this backend (peer to peer), on this
+  // device's queue.
+  virtual void copy_peer(Buffer& dst, Device& dst_dev, Buffer& src, std::size_t bytes);
 };
 
 class Backend {

@@ -153,6 +153,9 @@ class Op {
   virtual nlohmann::json features(const Sizes& s, std::uint64_t seed) const;
   // Bytes the problem needs on the device, without building it (memory checks up front).
   virtual std::size_t device_bytes(const Sizes& s, Precision p) const = 0;
+  // Bytes of the problem's largest device buffer, checked up front against the device's
+  // largest allocation; 0 (the default): not checked.
+  virtual std::size_t largest_array(const Sizes&, Precision) const { return 0; }
   // The problem, checked against the signature (sizes in, operands out); throws Error.
   std::unique_ptr<Problem> make_problem(const Sizes& s, Precision p, std::uint64_t seed) const;
   virtual Validation validate(const Problem& prob, const Outputs& out) const = 0;

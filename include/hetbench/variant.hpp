@@ -41,6 +41,11 @@ class Instance {
  public:
   virtual ~Instance() = default;
   virtual void run() = 0;
+  // What a variant keeps outside the operand buffers (a transfer's host memory, a peer
+  // device's buffer): poisoned with the outputs before every run, and handed to
+  // validation beside the downloaded outputs.
+  virtual void reset() {}
+  virtual void collect(Outputs&) {}
 };
 
 // A kernel described by metadata, hetbench's own host code, or a vendor library call.

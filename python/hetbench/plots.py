@@ -98,6 +98,39 @@ def rate_vs_size(ok):
     return out
 
 
+def transfer_bandwidth(ok):
+    """Op transfer (the host link): a panel per device, bandwidth against bytes copied on a
+    log x axis, a line per direction and host memory kind (the best variant at each size)."""
+    if not {"size_bytes", "feature_direction", "feature_memory"} <= set(ok.columns):
+        return []
+    t = ok[(ok["op"] == "transfer") & ok["size_bytes"].notna()]
+    if t.empty:
+        return []
+    t = t.assign(link=t["feature_direction"].astype(str) + " " + t["feature_memory"].astype(str),
+                 size_x=t["size_bytes"].astype(float))
+    devices = sorted(t.groupby("device_label").groups)
+    out = []
+    for part, panel in enumerate(_panels(devices)):
+        fig, axes = _grid(len(panel))
+        for ax, dev in zip(axes, panel):
+            g = rd.best_per(t[t["device_label"] == dev], ["link", "size_x"])
+            links = sorted(g["link"].unique())
+            for i, link in enumerate(links):
+                _errbar(ax, g[g["link"] == link].sort_values("size_x"), "size_x", link, MARKERS[i % len(MARKERS)])
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("bytes copied (each way)")
+            ax.set_ylabel("GB/s (1e9 bytes/s; bidir: both ways)")
+            ax.set_title(f"transfer on {dev}", fontsize=9)
+            ax.grid(True, alpha=0.3)
+            _legend(ax, len(links))
+        _finish(fig)
+        out.append(Figure(fig, _slug("transfer", part),
+                          "transfer: host-link bandwidth against bytes copied, a panel per device, a line per direction "
+                          "and host memory kind (the fastest variant at each size); bars: the 95% interval of the "
+                          "median time."))
+    return out
+
+
 def rate_vs_local_size(ok):
     """One figure per op: a panel per device, a line per variant, precision and size."""
     out = []

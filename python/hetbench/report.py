@@ -170,6 +170,10 @@ def _plot_sections(rep, df, ok):
     figs = plots.rate_vs_size(ok)
     rep.figures_of(figs) if figs else rep.absent("No variant ran at two sizes or more: nothing to plot against size.")
 
+    rep.section("Host link")
+    figs = plots.transfer_bandwidth(ok)
+    rep.figures_of(figs) if figs else rep.absent("No transfer point passed: nothing to plot against bytes copied.")
+
     rep.section("Rate against local size")
     figs = plots.rate_vs_local_size(ok)
     rep.figures_of(figs) if figs else rep.absent(

@@ -32,6 +32,19 @@ std::shared_ptr<Program> Device::build(const ProgramSource& src) {
   throw BuildError(fmt::format("{}: device {} cannot build kernels", src.path, id()));
 }
 
+namespace {
+[[noreturn]] void no_host_link(const Device& d) {
+  throw PointError(fmt::format("{}: the host has no host link (transfer needs a CUDA or OpenCL device)", d.id()));
+}
+}  // namespace
+
+std::unique_ptr<HostMemory> Device::alloc_host(std::size_t, HostMemoryKind) { no_host_link(*this); }
+void Device::copy_to_device(Buffer&, const void*, std::size_t, int) { no_host_link(*this); }
+void Device::copy_to_host(void*, Buffer&, std::size_t, int) { no_host_link(*this); }
+void Device::copy_peer(Buffer&, Device&, Buffer&, std::size_t) {
+  throw PointError(fmt::format("{}: no device-to-device copies on this backend", id()));
+}
+
 std::shared_ptr<Program> ProgramCache::get(const std::vector<std::string>& key_parts, const Load& load,
                                            const Compile& compile) {
   std::string key;

@@ -40,7 +40,9 @@ Vars device_vars(const DeviceInfo& d, Precision p) {
           {"local_mem", static_cast<double>(d.local_mem)},
           {"fp64", d.fp64 ? 1.0 : 0.0},
           {"elem_bytes", static_cast<double>(info(p).bytes)},
-          {"is_gpu", d.type == "gpu" ? 1.0 : 0.0}};
+          {"is_gpu", d.type == "gpu" ? 1.0 : 0.0},
+          {"peers", static_cast<double>(d.peers)},
+          {"max_alloc", static_cast<double>(d.max_alloc)}};
 }
 
 std::string Variant::unsupported_reason(const Device& dev, Precision p) const {

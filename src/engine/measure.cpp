@@ -161,12 +161,19 @@ void measure_point(Device& dev, const Problem& prob, DeviceBuffers& bufs, const 
     if (policy.include_transfers) bufs.download_outputs();
   };
   // First run: validated on its own, so that a wrong kernel is caught before timing.
+  auto outputs = [&] {
+    Outputs out = bufs.download();
+    inst->collect(out);
+    return out;
+  };
   bufs.reset();
+  inst->reset();
   inst->run();
   dev.finish();
-  Validation val = op.validate(prob, bufs.download());
+  Validation val = op.validate(prob, outputs());
   for (int i = 0; i < policy.warmup; ++i) {
     bufs.reset();
+    inst->reset();
     inst->run();
   }
   dev.finish();
@@ -185,6 +192,7 @@ void measure_point(Device& dev, const Problem& prob, DeviceBuffers& bufs, const 
   auto wall = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   while ((t.stop = rule.decide(t.samples, wall(), interrupted())) == StopReason::none) {
     bufs.reset();
+    inst->reset();
     // After the reset, which itself brings the operands into the cache.
     for (const auto& b : scratch) b->poison();
     if (!scratch.empty()) dev.finish();
@@ -196,7 +204,7 @@ void measure_point(Device& dev, const Problem& prob, DeviceBuffers& bufs, const 
   t.measured_s = rule.measured();
   for (const auto& o : observers()) o->timed_end(dev, t);
   // The last timed run is validated too: a race shows up as a result that changes.
-  merge(val, op.validate(prob, bufs.download()));
+  merge(val, op.validate(prob, outputs()));
   t.seconds = compute_stats(t.samples);
   const Stats& st = rec.timing.emplace(std::move(t)).seconds;
   if (st.median > 0) {

@@ -177,6 +177,10 @@ RunPlan plan_run(const RunSpec& spec, std::uint64_t seed, const Op& op,
         if (di.global_mem && need > di.global_mem)
           throw Error(fmt::format("{} {} at {} needs {:.3g} GB, more than the {:.3g} GB of {} ({})", spec.op, name(p),
                                   format_sizes(s), need / 1e9, di.global_mem / 1e9, di.id, di.name));
+        if (const auto one = op.largest_array(s, p); di.max_alloc && one > di.max_alloc)
+          throw Error(fmt::format("{} {} at {} needs one buffer of {} bytes, more than the largest allocation of {} "
+                                  "bytes on {} ({})",
+                                  spec.op, name(p), format_sizes(s), one, di.max_alloc, di.id, di.name));
       }
   return r;
 }

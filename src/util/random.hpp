@@ -39,6 +39,17 @@ void fill_random(T* out, std::size_t n, std::uint64_t seed, std::uint64_t stream
   for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<T>(random_value(seed, stream, i));
 }
 
+// Fills out[0..n) with random bytes, eight from each draw of (seed, stream, i / 8): the
+// payload of a copy, where every bit pattern is as good as another.
+inline void fill_random_bytes(unsigned char* out, std::size_t n, std::uint64_t seed, std::uint64_t stream) {
+  const std::size_t words = (n + 7) / 8;
+#pragma omp parallel for schedule(static) if (words > 65536)
+  for (std::size_t w = 0; w < words; ++w) {
+    std::uint64_t r = splitmix64(seed ^ splitmix64(stream * 0x632BE59BD9B4E019ull + w));
+    for (std::size_t b = 0; b < 8 && 8 * w + b < n; ++b, r >>= 8) out[8 * w + b] = static_cast<unsigned char>(r);
+  }
+}
+
 // The lo word of a random double-word value (DF, DD) whose hi word is `hi`:
 // lo = hi·r·2^-(p+1), with r = random_value of an independent stream and p the word's
 // significand bits. So 2^-(p+5)|hi| <= |lo| <= 2^-(p+1)|hi|: lo is never zero, has a

@@ -4,11 +4,12 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
 #include "backends/cuda/cuda_dl.hpp"
-#include "backends/nvidia/nvml.hpp"
+#include "backends/nvidia/pcie_link.hpp"
 #include "hetbench/error.hpp"
 
 namespace hetbench {
@@ -101,18 +102,7 @@ CudaDevice::CudaDevice(int ordinal) : ordinal_(ordinal) {
   x["pci_device"] = p.pciDeviceID;
   x["driver_version"] = version_str(drv);
   x["runtime_version"] = version_str(rt);
-  if (auto h = nvml::device_by_pci(static_cast<unsigned>(p.pciDomainID), static_cast<unsigned>(p.pciBusID),
-                                   static_cast<unsigned>(p.pciDeviceID))) {
-    const auto* n = nvml::api();
-    unsigned v = 0;
-    if (n->DeviceGetCurrPcieLinkGeneration && n->DeviceGetCurrPcieLinkGeneration(h, &v) == nvml::kSuccess)
-      x["pcie_gen"] = v;
-    if (n->DeviceGetCurrPcieLinkWidth && n->DeviceGetCurrPcieLinkWidth(h, &v) == nvml::kSuccess) x["pcie_width"] = v;
-    if (n->DeviceGetMaxPcieLinkGeneration && n->DeviceGetMaxPcieLinkGeneration(h, &v) == nvml::kSuccess)
-      x["pcie_gen_max"] = v;
-    if (n->DeviceGetMaxPcieLinkWidth && n->DeviceGetMaxPcieLinkWidth(h, &v) == nvml::kSuccess)
-      x["pcie_width_max"] = v;
-  }
+  add_pcie_link(i);
 
   std::vector<std::string> note;
   if (f32 > 0 && sm_khz > 0) {
@@ -137,6 +127,9 @@ CudaDevice::~CudaDevice() {
   cudaSetDevice(ordinal_);
   if (ev_start_) cudaEventDestroy(ev_start_);
   if (ev_stop_) cudaEventDestroy(ev_stop_);
+  if (fork_) cudaEventDestroy(fork_);
+  if (join_) cudaEventDestroy(join_);
+  if (side_) cudaStreamDestroy(side_);
   if (stream_) cudaStreamDestroy(stream_);
 }
 
@@ -162,6 +155,7 @@ std::unique_ptr<Buffer> CudaDevice::alloc(std::size_t bytes) {
 
 void CudaDevice::finish() {
   activate();
+  join_side();
   HB_CUDA(cudaStreamSynchronize(stream_), info_.id);
 }
 
@@ -169,11 +163,96 @@ double CudaDevice::time(const std::function<void()>& work) {
   finish();
   HB_CUDA(cudaEventRecord(ev_start_, stream_), info_.id);
   work();
+  join_side();
   HB_CUDA(cudaEventRecord(ev_stop_, stream_), info_.id);
   HB_CUDA(cudaEventSynchronize(ev_stop_), info_.id);
   float ms = 0;
   HB_CUDA(cudaEventElapsedTime(&ms, ev_start_, ev_stop_), info_.id);
   return ms * 1e-3;
+}
+
+cudaStream_t CudaDevice::lane(int lane) {
+  if (lane == 0) return stream_;
+  if (!side_) {
+    HB_CUDA(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), info_.id);
+    HB_CUDA(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), info_.id);
+    HB_CUDA(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming), info_.id);
+  }
+  HB_CUDA(cudaEventRecord(fork_, stream_), info_.id);
+  HB_CUDA(cudaStreamWaitEvent(side_, fork_, 0), info_.id);
+  side_pending_ = true;
+  return side_;
+}
+
+// stream_ waits for the side lane, so that its stop event and synchronisation cover both.
+void CudaDevice::join_side() {
+  if (!side_pending_) return;
+  side_pending_ = false;
+  HB_CUDA(cudaEventRecord(join_, side_), info_.id);
+  HB_CUDA(cudaStreamWaitEvent(stream_, join_, 0), info_.id);
+}
+
+namespace {
+
+class CudaHostMemory final : public HostMemory {
+ public:
+  CudaHostMemory(const CudaDevice& dev, std::size_t bytes, HostMemoryKind kind)
+      : HostMemory(bytes), pinned_(kind == HostMemoryKind::Pinned) {
+    const std::size_t n = bytes == 0 ? 1 : bytes;
+    if (pinned_) {
+      const cudaError_t err = cudaMallocHost(&data_, n);
+      if (err != cudaSuccess) {
+        cudaGetLastError();
+        throw PointError(fmt::format("{}: cannot pin {} bytes of host memory (cudaMallocHost: {})", dev.id(), bytes,
+                                     cudaGetErrorName(err)));
+      }
+    } else {
+      data_ = std::malloc(n);
+      if (!data_) throw PointError(fmt::format("{}: out of host memory allocating {} bytes", dev.id(), bytes));
+    }
+  }
+  ~CudaHostMemory() override {
+    if (pinned_) cudaFreeHost(data_);
+    else std::free(data_);
+  }
+
+ private:
+  bool pinned_;
+};
+
+}  // namespace
+
+std::unique_ptr<HostMemory> CudaDevice::alloc_host(std::size_t bytes, HostMemoryKind kind) {
+  activate();
+  return std::make_unique<CudaHostMemory>(*this, bytes, kind);
+}
+
+void CudaDevice::copy_to_device(Buffer& dst, const void* src, std::size_t bytes, int lane_no) {
+  activate();
+  auto& d = dynamic_cast<CudaBuffer&>(dst);
+  HB_CUDA(cudaMemcpyAsync(d.ptr(), src, bytes, cudaMemcpyHostToDevice, lane(lane_no)), info_.id);
+}
+
+void CudaDevice::copy_to_host(void* dst, Buffer& src, std::size_t bytes, int lane_no) {
+  activate();
+  auto& s = dynamic_cast<CudaBuffer&>(src);
+  HB_CUDA(cudaMemcpyAsync(dst, s.ptr(), bytes, cudaMemcpyDeviceToHost, lane(lane_no)), info_.id);
+}
+
+void CudaDevice::copy_peer(Buffer& dst, Device& dst_dev, Buffer& src, std::size_t bytes) {
+  activate();
+  auto& peer = dynamic_cast<CudaDevice&>(dst_dev);
+  // Direct peer access where the topology allows it (NVLink, or PCIe under one switch);
+  // otherwise the driver stages the copy through host memory. Enabling it twice is harmless.
+  int can = 0;
+  if (cudaDeviceCanAccessPeer(&can, ordinal_, peer.ordinal()) == cudaSuccess && can) {
+    const cudaError_t e = cudaDeviceEnablePeerAccess(peer.ordinal(), 0);
+    if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled) cuda_fail(e, "cudaDeviceEnablePeerAccess", info_.id);
+    cudaGetLastError();
+  }
+  HB_CUDA(cudaMemcpyPeerAsync(dynamic_cast<CudaBuffer&>(dst).ptr(), peer.ordinal(), dynamic_cast<CudaBuffer&>(src).ptr(),
+                              ordinal_, bytes, stream_),
+          info_.id);
 }
 
 CudaBuffer::CudaBuffer(CudaDevice& dev, std::size_t bytes) : Buffer(bytes), dev_(dev) {
@@ -252,6 +331,7 @@ class CudaBackend final : public ScanningBackend {
       }
     }
     if (devices_.empty()) reason_ = "CUDA unavailable: no usable CUDA device";
+    for (auto& d : devices_) static_cast<CudaDevice&>(*d).set_peers(static_cast<int>(devices_.size()) - 1);
   }
 };
 

@@ -50,6 +50,11 @@ class CudaDevice final : public Device {
   void finish() override;
   double time(const std::function<void()>& work) override;
   std::shared_ptr<Program> build(const ProgramSource& src) override;
+  std::unique_ptr<HostMemory> alloc_host(std::size_t bytes, HostMemoryKind kind) override;
+  void copy_to_device(Buffer& dst, const void* src, std::size_t bytes, int lane) override;
+  void copy_to_host(void* dst, Buffer& src, std::size_t bytes, int lane) override;
+  void copy_peer(Buffer& dst, Device& dst_dev, Buffer& src, std::size_t bytes) override;
+  void set_peers(int n) { info_.peers = n; }
 
   int ordinal() const { return ordinal_; }
   cudaStream_t stream() const { return stream_; }
@@ -65,6 +70,13 @@ class CudaDevice final : public Device {
   int cc_major_ = 0, cc_minor_ = 0;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t ev_start_ = nullptr, ev_stop_ = nullptr;
+  // The second lane of the host link (created on first use), forked from and joined
+  // back into stream_ with events.
+  cudaStream_t side_ = nullptr;
+  cudaEvent_t fork_ = nullptr, join_ = nullptr;
+  bool side_pending_ = false;
+  cudaStream_t lane(int lane);
+  void join_side();
   cublasHandle_t blas_ = nullptr;
   DeviceInfo info_;
   ProgramCache programs_{"cuda"};

@@ -3,11 +3,13 @@
 #include <CL/cl_ext.h>
 
 #include <chrono>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
 #include "backends/opencl/cl_check.hpp"
 #include "backends/nvidia/nvidia_arch.hpp"
+#include "backends/nvidia/pcie_link.hpp"
 #include "hetbench/error.hpp"
 
 namespace hetbench {
@@ -140,11 +142,13 @@ ClDevice::ClDevice(cl_platform_id p, cl_device_id d, int pi, int di) : dev_(d) {
       i.peak_note = fmt::format("{} SMs x {}/{} FP32/FP64 lanes (sm_{}{}) x 2 (FMA) x {} MHz", i.compute_units, f32,
                                 f64, major, minor, i.max_clock_mhz);
     }
+    add_pcie_link(i);
   }
 }
 
 ClDevice::~ClDevice() {
   programs_.clear();
+  if (side_) clReleaseCommandQueue(side_);
   if (queue_) clReleaseCommandQueue(queue_);
   if (ctx_) clReleaseContext(ctx_);
 }
@@ -156,7 +160,96 @@ std::unique_ptr<Buffer> ClDevice::alloc(std::size_t bytes) {
   return std::make_unique<ClBuffer>(*this, bytes);
 }
 
-void ClDevice::finish() { HB_CL(clFinish(queue_), info_.id); }
+void ClDevice::finish() {
+  if (side_) HB_CL(clFinish(side_), info_.id);
+  HB_CL(clFinish(queue_), info_.id);
+}
+
+cl_command_queue ClDevice::lane(int lane, cl_event* after) {
+  *after = nullptr;
+  if (lane == 0) return queue_;
+  if (!side_) {
+    cl_int err = CL_SUCCESS;
+    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    side_ = clCreateCommandQueueWithProperties(ctx_, dev_, props, &err);
+    if (err != CL_SUCCESS) cl_fail(err, "clCreateCommandQueueWithProperties", info_.id);
+  }
+  // The side lane starts after what the main queue holds so far.
+  HB_CL(clEnqueueMarkerWithWaitList(queue_, 0, nullptr, after), info_.id);
+  return side_;
+}
+
+void ClDevice::issued(int lane, cl_event after, cl_event ev) {
+  if (after) clReleaseEvent(after);
+  if (lane != 0) HB_CL(clFlush(side_), info_.id);
+  record(ev);
+}
+
+namespace {
+
+// Pinned memory the way NVIDIA's OpenCL gives it (its oclBandwidthTest): a buffer
+// allocated by the driver in host memory (CL_MEM_ALLOC_HOST_PTR), mapped once; reads
+// and writes from its mapped pointer then go by DMA.
+class ClHostMemory final : public HostMemory {
+ public:
+  ClHostMemory(ClDevice& dev, std::size_t bytes, HostMemoryKind kind) : HostMemory(bytes), dev_(dev) {
+    const std::size_t n = bytes == 0 ? 1 : bytes;
+    if (kind == HostMemoryKind::Pageable) {
+      data_ = std::malloc(n);
+      if (!data_) throw PointError(fmt::format("{}: out of host memory allocating {} bytes", dev.id(), bytes));
+      return;
+    }
+    cl_int err = CL_SUCCESS;
+    mem_ = clCreateBuffer(dev.context(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, n, nullptr, &err);
+    if (err != CL_SUCCESS) cl_fail(err, "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR)", dev.id());
+    data_ = clEnqueueMapBuffer(dev.queue(), mem_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, n, 0, nullptr, nullptr, &err);
+    if (err != CL_SUCCESS) {
+      clReleaseMemObject(mem_);
+      cl_fail(err, "clEnqueueMapBuffer", dev.id());
+    }
+  }
+  ~ClHostMemory() override {
+    if (!mem_) {
+      std::free(data_);
+      return;
+    }
+    clEnqueueUnmapMemObject(dev_.queue(), mem_, data_, 0, nullptr, nullptr);
+    clFinish(dev_.queue());
+    clReleaseMemObject(mem_);
+  }
+
+ private:
+  ClDevice& dev_;
+  cl_mem mem_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<HostMemory> ClDevice::alloc_host(std::size_t bytes, HostMemoryKind kind) {
+  return std::make_unique<ClHostMemory>(*this, bytes, kind);
+}
+
+void ClDevice::copy_to_device(Buffer& dst, const void* src, std::size_t bytes, int lane_no) {
+  transfer(dst, const_cast<void*>(src), bytes, lane_no, true);
+}
+
+void ClDevice::copy_to_host(void* dst, Buffer& src, std::size_t bytes, int lane_no) {
+  transfer(src, dst, bytes, lane_no, false);
+}
+
+void ClDevice::transfer(Buffer& buf, void* host, std::size_t bytes, int lane_no, bool to_device) {
+  cl_event after = nullptr, ev = nullptr;
+  cl_command_queue q = lane(lane_no, &after);
+  const cl_mem mem = dynamic_cast<ClBuffer&>(buf).mem();
+  const cl_uint waits = after ? 1 : 0;
+  const cl_int err = to_device ? clEnqueueWriteBuffer(q, mem, CL_FALSE, 0, bytes, host, waits, after ? &after : nullptr, &ev)
+                               : clEnqueueReadBuffer(q, mem, CL_FALSE, 0, bytes, host, waits, after ? &after : nullptr, &ev);
+  if (err != CL_SUCCESS) {
+    if (after) clReleaseEvent(after);
+    cl_fail(err, to_device ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer", info_.id);
+  }
+  issued(lane_no, after, ev);
+}
 
 cl_event* ClDevice::event_slot() { return recording_ ? &slot_ : nullptr; }
 

@@ -37,6 +37,9 @@ class ClDevice final : public Device {
   void finish() override;
   double time(const std::function<void()>& work) override;
   std::shared_ptr<Program> build(const ProgramSource& src) override;
+  std::unique_ptr<HostMemory> alloc_host(std::size_t bytes, HostMemoryKind kind) override;
+  void copy_to_device(Buffer& dst, const void* src, std::size_t bytes, int lane) override;
+  void copy_to_host(void* dst, Buffer& src, std::size_t bytes, int lane) override;
 
   cl_context context() const { return ctx_; }
   cl_command_queue queue() const { return queue_; }
@@ -51,6 +54,11 @@ class ClDevice final : public Device {
   cl_device_id dev_;
   cl_context ctx_ = nullptr;
   cl_command_queue queue_ = nullptr;
+  // The host link's second lane: a profiling queue of the same context, created on first use.
+  cl_command_queue side_ = nullptr;
+  cl_command_queue lane(int lane, cl_event* after);
+  void issued(int lane, cl_event after, cl_event ev);
+  void transfer(Buffer& buf, void* host, std::size_t bytes, int lane, bool to_device);
   DeviceInfo info_;
   std::vector<cl_event>* recording_ = nullptr;
   cl_event slot_ = nullptr;

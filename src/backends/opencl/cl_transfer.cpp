@@ -1,0 +1,26 @@
+// opencl/transfer/enqueue: the host link on OpenCL, as NVIDIA's oclBandwidthTest measures
+// it in its direct mode: clEnqueueWriteBuffer / clEnqueueReadBuffer from malloc'd
+// (pageable) memory or from a mapped CL_MEM_ALLOC_HOST_PTR buffer (pinned), timed by
+// the commands' profiling events; bidir on a second queue. Each device has a context of
+// its own, so there is no device-to-device copy (peers = 0: d2d points are skipped).
+#include "backends/opencl/cl_backend.hpp"
+#include "ops/transfer.hpp"
+
+namespace hetbench {
+
+namespace {
+
+using ClTransferCall = TransferCall<CallBase<ClDevice, BackendKind::OpenCL>>;
+
+const bool registered = [] {
+  register_transfer_variant<ClTransferCall>(
+      "enqueue",
+      "clEnqueueWriteBuffer/ReadBuffer from malloc'd (pageable) memory or a mapped CL_MEM_ALLOC_HOST_PTR buffer "
+      "(pinned), bidir on a second queue; no d2d (one context per device)",
+      [](Device&) { return std::shared_ptr<Device>(); });
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace hetbench

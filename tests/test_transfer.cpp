@@ -1,0 +1,168 @@
+// Op transfer (the host link): every direction and host memory kind validated through the
+// real runner on OpenCL (PoCL here), d2d skipped with its reason where a backend has no
+// peer, bad sizes refused, the PCIe practical-rate model; CUDA runs where a GPU is.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "backends/nvidia/pcie_link.hpp"
+#include "hetbench/device.hpp"
+#include "hetbench/error.hpp"
+#include "hetbench/op.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using namespace hetbench;
+
+// Sizes that are not multiples of any word or page size are among them (1000003 is prime).
+const std::vector<std::string> kSizes = {"1024", "1000003", "2^20"};
+
+std::vector<nlohmann::json> run_transfer(const std::string& variant, const std::string& device,
+                                         const std::string& suffix, const std::vector<std::string>& sizes = kSizes) {
+  RunSpec r;
+  r.op = "transfer";
+  r.variants = {variant};
+  r.devices = device;
+  for (const auto& s : sizes) r.sizes.push_back(s + suffix);
+  r.precisions = {Precision::S};
+  r.reps = 3;
+  r.warmup = 1;
+  return test::run_points(r);
+}
+
+std::shared_ptr<Device> first_of(BackendKind kind, std::string& why) {
+  auto& b = backend(kind);
+  why = b.unavailable_reason();
+  if (!why.empty()) return nullptr;
+  for (const auto& d : b.devices()) return d;
+  why = "no device";
+  return nullptr;
+}
+
+void expect_all_valid(const std::string& variant, const Device& dev) {
+  for (const char* dir : {"h2d", "d2h", "bidir"})
+    for (const char* mem : {"pageable", "pinned"}) {
+      const auto recs = run_transfer(variant, dev.id(), fmt::format("@{}@{}", dir, mem));
+      ASSERT_EQ(recs.size(), kSizes.size()) << dir << " " << mem;
+      for (const auto& r : recs) {
+        EXPECT_EQ(r["status"], "ok") << test::describe(r);
+        const auto bytes = r["sizes"]["bytes"].get<double>();
+        EXPECT_EQ(r["validation"]["checked"].get<double>(), std::string(dir) == "bidir" ? 2 * bytes : bytes)
+            << test::describe(r);
+        EXPECT_EQ(r["features"]["direction"], dir);
+        EXPECT_EQ(r["features"]["memory"], mem);
+        EXPECT_GT(r["gbs"].get<double>(), 0) << test::describe(r);
+      }
+    }
+}
+
+TEST(Transfer, OpenClEveryDirectionAndMemoryValidates) {
+  std::string why;
+  auto dev = first_of(BackendKind::OpenCL, why);
+  if (!dev) GTEST_SKIP() << why;
+  expect_all_valid("opencl/transfer/enqueue", *dev);
+}
+
+TEST(Transfer, CudaEveryDirectionAndMemoryValidates) {
+  std::string why;
+  auto dev = first_of(BackendKind::Cuda, why);
+  if (!dev) GTEST_SKIP() << why;
+  expect_all_valid("cuda/transfer/memcpy", *dev);
+}
+
+// With one device (or one context per device, as on OpenCL) d2d is skipped, saying why.
+TEST(Transfer, DeviceToDeviceSkippedWithoutPeer) {
+  std::string why;
+  auto dev = first_of(BackendKind::OpenCL, why);
+  if (!dev) GTEST_SKIP() << why;
+  ASSERT_EQ(dev->info().peers, 0);
+  for (const auto& r : run_transfer("opencl/transfer/enqueue", dev->id(), "@d2d", {"4096"})) {
+    EXPECT_EQ(r["status"], "skipped") << test::describe(r);
+    EXPECT_NE(r.dump().find("peers >= 1"), std::string::npos) << r.dump();
+  }
+}
+
+TEST(Transfer, CudaDeviceToDevice) {
+  std::string why;
+  auto dev = first_of(BackendKind::Cuda, why);
+  if (!dev) GTEST_SKIP() << why;
+  for (const auto& r : run_transfer("cuda/transfer/memcpy", dev->id(), "@d2d")) {
+    if (dev->info().peers == 0) {
+      EXPECT_EQ(r["status"], "skipped") << test::describe(r);
+    } else {
+      EXPECT_EQ(r["status"], "ok") << test::describe(r);
+    }
+  }
+}
+
+// The host device has no host link: no transfer variant runs there, and its calls say so.
+TEST(Transfer, HostHasNoHostLink) {
+  auto host = resolve_devices("host").front();
+  try {
+    host->alloc_host(64, HostMemoryKind::Pinned);
+    FAIL() << "the host device allocated host-link memory";
+  } catch (const PointError& e) {
+    EXPECT_NE(std::string(e.what()).find("the host has no host link"), std::string::npos) << e.what();
+  }
+  for (const auto& v : variants_for("transfer")) EXPECT_NE(v->backend, BackendKind::Host) << v->id();
+}
+
+TEST(Transfer, SizeTokens) {
+  const Op& op = find_op("transfer");
+  auto s = op.parse_sizes("2^20@bidir@pinned");
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].at("bytes"), 1 << 20);
+  EXPECT_EQ(op.signature().axis("direction")->value(s[0]), "bidir");
+  EXPECT_EQ(op.signature().axis("memory")->value(s[0]), "pinned");
+  s = op.parse_sizes("1024,4096");
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(op.signature().axis("direction")->value(s[1]), "h2d");
+  EXPECT_EQ(op.signature().axis("memory")->value(s[1]), "pageable");
+}
+
+TEST(Transfer, BadSizesNameTheValue) {
+  const Op& op = find_op("transfer");
+  auto msg = [&](const std::string& tok) {
+    try {
+      op.parse_sizes(tok);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(msg("1024@sideways").find("'sideways'"), std::string::npos) << msg("1024@sideways");
+  EXPECT_NE(msg("1024@pinned@locked").find("'locked'"), std::string::npos);
+  EXPECT_NE(msg("0@h2d").find("bytes = 0"), std::string::npos);
+  // 2^60 bytes exceeds any host's memory.
+  EXPECT_NE(msg("2^60").find("bytes = 1152921504606846976"), std::string::npos) << msg("2^60");
+}
+
+// A buffer larger than the device allows is refused before anything runs (exit 2).
+TEST(Transfer, SizeAboveLargestAllocationIsBadInput) {
+  std::string why;
+  auto dev = first_of(BackendKind::OpenCL, why);
+  if (!dev) GTEST_SKIP() << why;
+  const auto max_alloc = dev->info().max_alloc;
+  const auto global = dev->info().global_mem;
+  if (!max_alloc || 2 * (max_alloc + 1) > global) GTEST_SKIP() << "max_alloc too close to global memory";
+  const auto n = std::to_string(max_alloc + 1);
+  // Where the host cannot hold the copies either, the size check says so instead: both name the value.
+  const auto r = test::run_hetbench("run transfer --variant opencl/transfer/enqueue --device " + dev->id() +
+                                    " --precision S --size " + n + " --reps 1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find(n), std::string::npos) << r.output;
+}
+
+// PCIe 5.0 x16: 32 GT/s x 16 x 128/130 / 8 = 63.015 GB/s encoded, x 0.9 = 56.71 GB/s.
+TEST(Transfer, PciePracticalRate) {
+  EXPECT_NEAR(*pcie_practical_gbs(5, 16), 32.0 * 16 * 128 / 130 / 8 * 0.9, 1e-9);
+  EXPECT_NEAR(*pcie_practical_gbs(3, 16), 8.0 * 16 * 128 / 130 / 8 * 0.9, 1e-9);
+  EXPECT_NEAR(*pcie_practical_gbs(2, 8), 5.0 * 8 * 0.8 / 8 * 0.9, 1e-9);
+  EXPECT_FALSE(pcie_practical_gbs(9, 16));
+  EXPECT_FALSE(pcie_practical_gbs(4, 0));
+}
+
+}  // namespace
