@@ -43,8 +43,13 @@ inline std::vector<long long> bounded_list(const std::string& op, const std::str
   return vals;
 }
 
-// Each Sizes of `in` once per value of `key` (the cross product of a token's lists).
+// Each Sizes of `in` once per value of `key` (the cross product of a token's lists), at
+// most kMaxProblems of them: a token of long lists would otherwise build millions.
+constexpr std::size_t kMaxProblems = 100000;
 inline std::vector<Sizes> times(const std::vector<Sizes>& in, const std::string& key, const std::vector<long long>& vals) {
+  if (in.size() * vals.size() > kMaxProblems)
+    throw Error(fmt::format("{} sizes times {} values of {} are more than {} problems", in.size(), vals.size(), key,
+                            kMaxProblems));
   std::vector<Sizes> out;
   for (const auto& s : in)
     for (auto v : vals) {

@@ -34,7 +34,9 @@ class CopyStridedOp final : public Op {
     auto [base, sufs] = access::split_suffixes(name(), token);
     std::vector<Sizes> out;
     for (long long n : parse_int_list(base, "size")) {
-      if (n < 1) throw Error(fmt::format("size n = {} is impossible: copy_strided needs n >= 1", n));
+      // Below 2^40, offset + (n-1)*stride and its bytes stay far inside 64 bits.
+      if (n < 1 || n >= (1ll << 40))
+        throw Error(fmt::format("size n = {} is impossible: copy_strided needs 1 <= n < 2^40", n));
       out.push_back(Sizes{{"n", n}, {"offset", 0}, {"stride", 1}});
     }
     bool off = false, str = false;

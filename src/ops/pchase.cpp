@@ -51,9 +51,9 @@ class PchaseOp final : public Op {
         throw Error(fmt::format("pchase working set {} bytes is impossible: it needs a multiple of {} between {} and "
                                 "2^34 bytes",
                                 ws, kSlot, kMinWs));
-      for (long long k : loads) out.push_back(Sizes{{"ws", ws}, {"loads", k}});
+      out.push_back(Sizes{{"ws", ws}});
     }
-    return out;
+    return access::times(out, "loads", loads);
   }
   std::size_t device_bytes(const Sizes& s, Precision) const override {
     return static_cast<std::size_t>(s.at("ws")) + 8;
