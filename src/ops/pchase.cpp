@@ -27,8 +27,8 @@ class PchaseOp final : public Op {
  public:
   std::string name() const override { return "pchase"; }
   std::string description() const override { return "pointer chase over a working set: ns per dependent load"; }
-  // The chased words are 32-bit indices whatever the precision: one precision suffices.
-  std::vector<Precision> precisions() const override { return {Precision::S}; }
+  // The chased words are 32-bit indices whatever the precision, so the variants offer S
+  // only; the op keeps the default S, D so that a run without --precision is no error.
   const OpSignature& signature() const override {
     static const OpSignature sig{{{"next", true, Elem::Int},
                                   {"out", true, Elem::Int, Access::Out},
