@@ -2,6 +2,7 @@
 // strides 1..64 for sizes that are not multiples of the work-group size; the raw-bytes
 // model counts sectors as docs/memory-system.md says; bad offsets and strides are refused.
 #include "access_util.hpp"
+#include "hetbench/error.hpp"
 
 using namespace hetbench;
 using namespace hetbench::test;
