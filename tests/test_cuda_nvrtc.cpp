@@ -55,6 +55,9 @@ std::vector<Sizes> problems(const Op& op, Precision p) {
   if (op.name() == "gemm") tokens = dw ? std::vector<std::string>{"129x65x33@NT", "64@soa", "64@TN@d64"}
                                        : std::vector<std::string>{"129x65x33@NT", "64@TN", "64@TT"};
   else if (op.name() == "scan") tokens = {"1000003", "1000003@exclusive"};
+  else if (op.name() == "copy_strided") tokens = {"1000003", "1000003@offset=3@stride=5"};
+  else if (op.name() == "gather") tokens = {"1000003@random", "1000003@blocked=32@scatter"};
+  else if (op.name() == "pchase") tokens = {"2^16@loads=1000"};
   else tokens = dw ? std::vector<std::string>{"1000003", "1000003@soa"} : std::vector<std::string>{"1000003"};
   std::vector<Sizes> out;
   for (const auto& t : tokens)

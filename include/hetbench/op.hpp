@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -124,6 +125,13 @@ class Problem {
   std::vector<ScalarOperand> scalars;
   double flops = 0;       // floating-point operations of one execution
   double min_bytes = 0;   // fewest bytes one execution must move through device memory
+  // Bytes the memory system moves in one execution when it reads and writes in granules
+  // of g bytes (a GPU's 32-byte sectors, a CPU's 64-byte lines: docs/memory-system.md);
+  // empty where that is min_bytes. Recorded as raw_bytes and raw_gbs.
+  std::function<double(std::size_t g)> raw_bytes;
+  // Loads of one execution that each wait for the one before (a pointer chase); > 0
+  // makes the record's headline ns_per_load = median / dependent_loads.
+  double dependent_loads = 0;
   nlohmann::json features = nlohmann::json::object();  // recorded with every point
 
   const ArrayOperand& array(const std::string& name) const;
@@ -156,6 +164,13 @@ class Op {
   // Bytes of the problem's largest device buffer, checked up front against the device's
   // largest allocation; 0 (the default): not checked.
   virtual std::size_t largest_array(const Sizes&, Precision) const { return 0; }
+  // Whether the problem fits a device of this much memory and this largest allocation,
+  // checked up front with device_bytes: empty, or one error naming the size that does
+  // not fit (copy_strided: the offset and stride; pchase: the working set).
+  virtual std::string device_fit(const Sizes&, Precision, std::uint64_t /*global_mem*/,
+                                 std::uint64_t /*max_alloc*/) const {
+    return "";
+  }
   // The problem, checked against the signature (sizes in, operands out); throws Error.
   std::unique_ptr<Problem> make_problem(const Sizes& s, Precision p, std::uint64_t seed) const;
   virtual Validation validate(const Problem& prob, const Outputs& out) const = 0;

@@ -96,6 +96,8 @@ struct PointRecord {
   nlohmann::json features = nlohmann::json::object();
   std::optional<PointTiming> timing;
   std::optional<double> gflops, gbs;
+  // Set where the problem gives them (Problem::raw_bytes, dependent_loads).
+  std::optional<double> raw_bytes, raw_gbs, ns_per_load;
   std::optional<Validation> validation;
   ObservedFields observed;
   PointStatus status = PointStatus::ok;

@@ -321,3 +321,36 @@ def energy(e):
 
 def _sizes(s):
     return ", ".join(f"{k}={v}" for k, v in (s or {}).items() if k not in ("soa", "input"))
+
+
+def pchase_latency(ok):
+    """pchase: nanoseconds per dependent load against the working set (log x), one line per
+    device (its fastest variant at each working set), so that the cache levels show as
+    plateaus. The error bars are the median time's interval over the loads."""
+    if "ns_per_load" not in ok or "size_ws" not in ok:
+        return []
+    pc = ok[(ok["op"] == "pchase") & ok["ns_per_load"].notna()].copy()
+    if pc.empty:
+        return []
+    loads = pc["size_loads"].astype(float)
+    pc["ns"] = pc["ns_per_load"].astype(float)
+    pc["ns_lo"] = pc["ci95_lo_s"].astype(float).fillna(pc["median_s"].astype(float)) / loads * 1e9
+    pc["ns_hi"] = pc["ci95_hi_s"].astype(float).fillna(pc["median_s"].astype(float)) / loads * 1e9
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for i, (dev, g) in enumerate(pc.groupby("device_label", sort=True)):
+        best = g.loc[g.groupby("size_ws")["ns"].idxmin()].sort_values("size_ws")
+        y = best["ns"].to_numpy(float)
+        err = [np.clip(y - best["ns_lo"].to_numpy(float), 0, None), np.clip(best["ns_hi"].to_numpy(float) - y, 0, None)]
+        ax.errorbar(best["size_ws"].to_numpy(float), y, yerr=err, label=dev, marker=MARKERS[i % len(MARKERS)],
+                    markersize=4, capsize=2, linewidth=1, elinewidth=0.8)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("working set (bytes)")
+    ax.set_ylabel("ns per load")
+    ax.set_title("pointer chase: latency against working set", fontsize=9)
+    ax.grid(True, alpha=0.3)
+    _legend(ax, pc["device_label"].nunique())
+    _finish(fig)
+    return [Figure(fig, _slug("pchase"), "pchase: ns per dependent load against the working set, one line per "
+                   "device (its fastest variant); plateaus are the cache levels and device memory "
+                   "(docs/memory-system.md).")]

@@ -226,6 +226,10 @@ def _plot_sections(rep, df, ok):
         rep.figures_of(plots.spmv_bars(ok))
         rep.table(sp, "fastest kernel against the fastest vendor library (kind library) per matrix")
 
+    rep.section("Memory latency")
+    figs = plots.pchase_latency(ok)
+    rep.figures_of(figs) if figs else rep.absent("No pchase point passed (the `ns_per_load` key).")
+
     rep.section("Energy")
     e = rd.energy_points(ok)
     if e.empty:

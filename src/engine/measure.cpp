@@ -210,6 +210,12 @@ void measure_point(Device& dev, const Problem& prob, DeviceBuffers& bufs, const 
   if (st.median > 0) {
     rec.gflops = prob.flops / st.median * 1e-9;
     rec.gbs = prob.min_bytes / st.median * 1e-9;
+    if (prob.raw_bytes) {
+      // Sectors on a GPU (L1 asks L2 for 32-byte sectors), cache lines elsewhere.
+      rec.raw_bytes = prob.raw_bytes(dev.info().type == "gpu" ? 32 : 64);
+      rec.raw_gbs = *rec.raw_bytes / st.median * 1e-9;
+    }
+    if (prob.dependent_loads > 0) rec.ns_per_load = st.median / prob.dependent_loads * 1e9;
   }
   for (const auto& o : observers()) o->end(dev, prob, rec, run_once);
   rec.validation = val;

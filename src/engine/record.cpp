@@ -94,6 +94,9 @@ nlohmann::json to_json(const PointRecord& r) {
   if (r.timing) j["timing"] = to_json(*r.timing);
   if (r.gflops) j["gflops"] = *r.gflops;
   if (r.gbs) j["gbs"] = *r.gbs;
+  if (r.raw_bytes) j["raw_bytes"] = *r.raw_bytes;
+  if (r.raw_gbs) j["raw_gbs"] = *r.raw_gbs;
+  if (r.ns_per_load) j["ns_per_load"] = *r.ns_per_load;
   if (r.validation) j["validation"] = to_json(*r.validation);
   const auto& o = r.observed;
   if (o.ceiling)

@@ -92,9 +92,17 @@ void print_report(const std::vector<nlohmann::json>& all, const std::string& for
   }
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : recs) rows.push_back(row(r));
+  // A latency op's headline (pchase): a column only where a record has it, so that the
+  // tables of every other op stay as they were.
+  auto header = kHeader;
+  if (std::any_of(recs.begin(), recs.end(), [](const auto& r) { return num(r, "ns_per_load") >= 0; })) {
+    header.push_back("ns/load");
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      rows[i].push_back(num(recs[i], "ns_per_load") >= 0 ? fmt::format("{:.2f}", num(recs[i], "ns_per_load")) : "");
+  }
   if (format == "md") {
     std::string line = "|", sep = "|";
-    for (const auto& h : kHeader) line += " " + h + " |", sep += " --- |";
+    for (const auto& h : header) line += " " + h + " |", sep += " --- |";
     fmt::print("{}\n{}\n", line, sep);
     for (const auto& rw : rows) {
       std::string l = "|";
@@ -103,21 +111,21 @@ void print_report(const std::vector<nlohmann::json>& all, const std::string& for
     }
     return;
   }
-  std::vector<std::size_t> w(kHeader.size());
+  std::vector<std::size_t> w(header.size());
   for (std::size_t i = 0; i < w.size(); ++i) {
-    w[i] = kHeader[i].size();
+    w[i] = header[i].size();
     for (const auto& rw : rows) w[i] = std::max(w[i], rw[i].size());
   }
   auto print_row = [&](const std::vector<std::string>& rw) {
     std::string l;
     for (std::size_t i = 0; i < rw.size(); ++i) {
-      bool right = i >= 5 && i <= 9;
+      bool right = (i >= 5 && i <= 9) || i >= 11;
       l += right ? fmt::format("{:>{}}", rw[i], w[i]) : fmt::format("{:<{}}", rw[i], w[i]);
       if (i + 1 < rw.size()) l += "  ";
     }
     fmt::print("{}\n", l);
   };
-  print_row(kHeader);
+  print_row(header);
   for (const auto& rw : rows) print_row(rw);
 }
 

@@ -201,7 +201,8 @@ const std::vector<std::string>& ExperimentWriter::csv_columns() {
   static const std::vector<std::string> cols{
       "point",  "op",     "variant", "backend", "device",   "device_name", "precision", "sizes",
       "params", "status", "reps",    "timed",   "median_s", "min_s",       "mean_s",    "stddev_s",
-      "ci95_lo_s", "ci95_hi_s", "gflops", "gbs", "pct_ceiling", "max_err_over_bound", "message"};
+      "ci95_lo_s", "ci95_hi_s", "gflops", "gbs", "pct_ceiling", "max_err_over_bound", "message",
+      "raw_gbs", "ns_per_load"};
   return cols;
 }
 
@@ -228,7 +229,8 @@ std::string ExperimentWriter::csv_row(const nlohmann::json& r) {
                              get(r, "params"),    get(r, "status"),    get(secs, "n"),      get(timing, "timed"),
                              get(secs, "median"), get(secs, "min"),    get(secs, "mean"),   get(secs, "stddev"),
                              get(secs, "ci95_lo"), get(secs, "ci95_hi"), get(r, "gflops"),  get(r, "gbs"),
-                             get(r, "pct_ceiling"), get(val, "max_err_over_bound"), get(r, "message")};
+                             get(r, "pct_ceiling"), get(val, "max_err_over_bound"), get(r, "message"),
+                             get(r, "raw_gbs"),   get(r, "ns_per_load")};
   std::string row;
   for (std::size_t i = 0; i < f.size(); ++i) row += (i ? "," : "") + csv_escape(f[i]);
   return row;
