@@ -146,6 +146,7 @@ def build(dirs, out):
     rep = Report(out)
     rep.section("Experiments")
     rep.table(experiments_table(df))
+    devices_section(rep, dirs)
     if left_out:
         rep.absent(f"{left_out} of {len(df)} points did not pass (failed, error or skipped) and are in no plot; "
                    "they are listed at the end.")
@@ -160,7 +161,6 @@ def build(dirs, out):
         cols = [c for c in ("experiment", "point", "op", "variant_id", "device", "precision", "status", "message")
                 if c in bad]
         rep.table(bad[cols].head(500), "first 500" if len(bad) > 500 else "")
-    devices_section(rep, dirs)
     names = list(df.attrs["experiments"])
     rep.write("hetbench report: " + (names[0] if len(names) == 1 else f"{len(names)} experiments"))
     return rep
