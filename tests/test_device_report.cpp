@@ -227,10 +227,14 @@ TEST_F(DeviceReport, ExtractionTakesTheBestPerSizeFromRecords) {
 TEST_F(DeviceReport, MeasureOnPoclRecordsAnExperiment) {
   if (!device_or_null("opencl:0:0")) GTEST_SKIP() << "no OpenCL device (PoCL) here";
   TempDir out;
-  auto r = run_hetbench(fmt::format("devices --report opencl:0:0 --measure --reps 2 --warmup 0 --seed 7 --out {} --json "
-                                    "2>/dev/null", out.str()), env_);
+  auto r = run_hetbench(fmt::format("devices --report opencl:0:0 --measure --reps 2 --warmup 0 --seed 7 --out {} --json",
+                                    out.str()), env_);
   ASSERT_EQ(r.status, 0) << r.output;
-  const auto j = nlohmann::json::parse(r.output);
+  // The runner's progress goes to stderr, which the harness mixes in: the JSON is the
+  // block from a line "{" to a line "}".
+  const auto from = r.output.find("{\n"), to = r.output.rfind("\n}");
+  ASSERT_TRUE(from != std::string::npos && to != std::string::npos && to > from) << r.output;
+  const auto j = nlohmann::json::parse(r.output.substr(from, to + 2 - from));
   const auto& rep = j["reports"].at(0);
   const auto dir = test::only_experiment(out.path());
   EXPECT_EQ(rep["experiment"], std::filesystem::absolute(dir).string());
