@@ -261,11 +261,12 @@ def _fact_value(f):
 
 
 def device_reports(dirs, contexts):
-    """One entry per device of the experiments (the first report of each host and id),
+    """One entry per device of the experiments (per host and id the first report, unless a
+    later one has ceilings or measurements where it had none),
     from experiment.json's devices[].report and, after `devices --report --measure`, the
     folder's device-report.json (its measurements): (title, facts, measured) with facts
     and measured as DataFrames (docs/memory-system.md)."""
-    seen, out = set(), []
+    chosen = {}  # (host, id) -> (rank, entry)
     for directory, ctx in zip(dirs, contexts):
         host = ctx.get("host")
         host = host.get("hostname", "") if isinstance(host, dict) else str(host or "")
@@ -277,9 +278,12 @@ def device_reports(dirs, contexts):
                     measured_by_id[r.get("id")] = r
         for d in ctx.get("devices") or []:
             rep = d.get("report") if isinstance(d, dict) else None
-            if not isinstance(rep, dict) or (host, d.get("id")) in seen:
+            if not isinstance(rep, dict):
                 continue
-            seen.add((host, d.get("id")))
+            measured = (measured_by_id.get(d.get("id")) or {}).get("measurements") or []
+            rank = (isinstance(rep.get("ceilings"), dict)) + 2 * bool(measured)
+            if (host, d.get("id")) in chosen and chosen[(host, d.get("id"))][0] >= rank:
+                continue
             facts = [{"section": s.get("name", ""), "fact": f.get("label", ""), "value": _fact_value(f),
                       "note": "" if f.get("value") is None else (f.get("note") or "")}
                      for s in rep.get("sections") or [] for f in s.get("facts") or []]
@@ -294,7 +298,7 @@ def device_reports(dirs, contexts):
             else:
                 rows.append({"measurement": "copy bandwidth, FMA peak", "at": "", "value": None, "unit": "",
                              "how": "not measured: " + rep.get("ceilings_note", "")})
-            for m in (measured_by_id.get(d.get("id")) or {}).get("measurements") or []:
+            for m in measured:
                 if m.get("status") != "measured":
                     rows.append({"measurement": m.get("label", ""), "at": "", "value": None, "unit": "",
                                  "how": "not measured: " + m.get("reason", "")})
@@ -302,5 +306,6 @@ def device_reports(dirs, contexts):
                 for v in m.get("values") or []:
                     rows.append({"measurement": m.get("label", ""), "at": v.get("at", ""), "value": v.get("value"),
                                  "unit": m.get("unit", ""), "how": f"{v.get('variant_id', '')}, {v.get('precision', '')}"})
-            out.append((f"{host}: {d.get('id', '')} {d.get('name', '')}", pd.DataFrame(facts), pd.DataFrame(rows)))
-    return out
+            chosen[(host, d.get("id"))] = (rank, (f"{host}: {d.get('id', '')} {d.get('name', '')}",
+                                                  pd.DataFrame(facts), pd.DataFrame(rows)))
+    return [entry for _, entry in chosen.values()]
