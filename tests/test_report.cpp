@@ -127,6 +127,11 @@ TEST_F(Report, EveryPlotAndTableRendersInChromium) {
   EXPECT_THAT(dom.output, HasSubstr(">DD<"));             // the accuracy table spans the double-words
   // No energy here (no NVIDIA GPU): the section says why instead of an empty plot.
   EXPECT_THAT(dom.output, HasSubstr("No point recorded energy"));
+  // The Devices section: each device's report (experiment.json devices[].report), its facts
+  // beside the ceilings the first experiment stored (docs/memory-system.md).
+  EXPECT_THAT(dom.output, HasSubstr("<h2>Devices</h2>"));
+  EXPECT_THAT(dom.output, HasSubstr("hardware threads (usable)"));
+  EXPECT_THAT(dom.output, HasSubstr("FMA peak FP32"));
   // Nothing is fetched from elsewhere.
   std::ifstream f(index);
   const std::string html((std::istreambuf_iterator<char>(f)), {});

@@ -37,7 +37,7 @@ import pandas as pd  # noqa: E402
 
 from . import plots  # noqa: E402
 from . import report_data as rd  # noqa: E402
-from .experiment import ExperimentError, read_experiments  # noqa: E402
+from .experiment import ExperimentError, read_context, read_experiments  # noqa: E402
 
 CSS = """
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:1200px;
@@ -146,6 +146,7 @@ def build(dirs, out):
     rep = Report(out)
     rep.section("Experiments")
     rep.table(experiments_table(df))
+    devices_section(rep, dirs)
     if left_out:
         rep.absent(f"{left_out} of {len(df)} points did not pass (failed, error or skipped) and are in no plot; "
                    "they are listed at the end.")
@@ -163,6 +164,19 @@ def build(dirs, out):
     names = list(df.attrs["experiments"])
     rep.write("hetbench report: " + (names[0] if len(names) == 1 else f"{len(names)} experiments"))
     return rep
+
+
+def devices_section(rep, dirs):
+    """Per device: the device report's facts and the measured figures beside them."""
+    rep.section("Devices", "What the API and NVML report of each device (hetbench devices --report), "
+                           "beside its stored ceilings and, after --measure, the report's measurements.")
+    reports = rd.device_reports(dirs, [read_context(d) for d in dirs])
+    if not reports:
+        rep.absent("No experiment.json records a device report (experiments from before the device report).")
+    for title, facts, measured in reports:
+        rep.parts.append(f"<h3>{html.escape(title)}</h3>")
+        rep.table(facts, "facts (docs/memory-system.md)")
+        rep.table(measured, "measured")
 
 
 def _plot_sections(rep, df, ok):

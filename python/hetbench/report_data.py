@@ -1,7 +1,9 @@
 """What the report plots, derived from read_experiments' DataFrame: the rate of each point
 (GB/s or GFLOP/s) with the interval of its median, the size on the x axis, the local size
 of work-group sweeps, the arithmetic intensity. Pure pandas, no plotting."""
+import json
 import math
+import os
 
 import numpy as np
 import pandas as pd
@@ -238,3 +240,72 @@ def _fmt_num(v):
     if isinstance(v, int) and v >= 1024 and v & (v - 1) == 0:
         return f"2^{v.bit_length() - 1}"
     return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+
+def _fact_value(f):
+    v, unit = f.get("value"), f.get("unit") or ""
+    if v is None:
+        return f"not available ({f.get('note', '')})"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, list):
+        return f"{len(v)} entries" if len(v) > 8 else " x ".join(str(x) for x in v)
+    if unit == "bytes" and isinstance(v, (int, float)):
+        b, u = float(v), 0
+        while b >= 1024 and u < 4:
+            b, u = b / 1024, u + 1
+        return f"{b:.4g} {['B', 'KiB', 'MiB', 'GiB', 'TiB'][u]}"
+    if isinstance(v, float):
+        v = f"{v:.1f}"
+    return f"{v} {unit}".strip()
+
+
+def device_reports(dirs, contexts):
+    """One entry per device of the experiments (per host and id the first report, unless a
+    later one has ceilings or measurements where it had none),
+    from experiment.json's devices[].report and, after `devices --report --measure`, the
+    folder's device-report.json (its measurements): (title, facts, measured) with facts
+    and measured as DataFrames (docs/memory-system.md)."""
+    chosen = {}  # (host, id) -> (rank, entry)
+    for directory, ctx in zip(dirs, contexts):
+        host = ctx.get("host")
+        host = host.get("hostname", "") if isinstance(host, dict) else str(host or "")
+        measured_by_id = {}
+        path = os.path.join(directory, "device-report.json")
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                for r in json.load(f).get("reports") or []:
+                    measured_by_id[r.get("id")] = r
+        for d in ctx.get("devices") or []:
+            rep = d.get("report") if isinstance(d, dict) else None
+            if not isinstance(rep, dict):
+                continue
+            measured = (measured_by_id.get(d.get("id")) or {}).get("measurements") or []
+            rank = (isinstance(rep.get("ceilings"), dict)) + 2 * bool(measured)
+            if (host, d.get("id")) in chosen and chosen[(host, d.get("id"))][0] >= rank:
+                continue
+            facts = [{"section": s.get("name", ""), "fact": f.get("label", ""), "value": _fact_value(f),
+                      "note": "" if f.get("value") is None else (f.get("note") or "")}
+                     for s in rep.get("sections") or [] for f in s.get("facts") or []]
+            rows = []
+            c = rep.get("ceilings")
+            if isinstance(c, dict):
+                for label, v, unit, key in (("copy bandwidth", c.get("copy_gbs"), "GB/s", "gbs"),
+                                            ("FMA peak FP32", (c.get("gflops") or {}).get("S"), "GFLOP/s", "gflops"),
+                                            ("FMA peak FP64", (c.get("gflops") or {}).get("D"), "GFLOP/s", "gflops")):
+                    rows.append({"measurement": label, "at": "", "value": (v or {}).get(key), "unit": unit,
+                                 "how": (v or {}).get("variant_id", "not measured") + f", ceilings of {c.get('date', '')}"})
+            else:
+                rows.append({"measurement": "copy bandwidth, FMA peak", "at": "", "value": None, "unit": "",
+                             "how": "not measured: " + rep.get("ceilings_note", "")})
+            for m in measured:
+                if m.get("status") != "measured":
+                    rows.append({"measurement": m.get("label", ""), "at": "", "value": None, "unit": "",
+                                 "how": "not measured: " + m.get("reason", "")})
+                    continue
+                for v in m.get("values") or []:
+                    rows.append({"measurement": m.get("label", ""), "at": v.get("at", ""), "value": v.get("value"),
+                                 "unit": m.get("unit", ""), "how": f"{v.get('variant_id', '')}, {v.get('precision', '')}"})
+            chosen[(host, d.get("id"))] = (rank, (f"{host}: {d.get('id', '')} {d.get('name', '')}",
+                                                  pd.DataFrame(facts), pd.DataFrame(rows)))
+    return [entry for _, entry in chosen.values()]

@@ -1,8 +1,14 @@
-// hetbench devices [--json]: every device with its capabilities and peaks.
+// hetbench devices [--json]: every device with its capabilities and peaks;
+// hetbench devices --report DEVICE [--measure]: the device report (docs/memory-system.md).
+#include <fstream>
+
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "hetbench/device.hpp"
+#include "engine/device_measure.hpp"
+#include "engine/device_report.hpp"
+#include "hetbench/error.hpp"
+#include "util/random.hpp"
 
 namespace hetbench::cli {
 
@@ -47,13 +53,84 @@ int show(bool json) {
   return 0;
 }
 
+struct ReportOpts {
+  bool json = false, measure = false;
+  std::string device;
+  MeasureOptions measure_opts;
+};
+
+std::string device_ids() {
+  std::string ids;
+  for (const auto& d : all_devices()) ids += (ids.empty() ? "" : ", ") + d->id();
+  return ids;
+}
+
+int report(const ReportOpts& o) {
+  if (o.device.empty())
+    throw Error(fmt::format("--report needs a device: one of {}, or all", device_ids()));
+  const auto devices = resolve_devices(o.device);
+  std::vector<nlohmann::json> reports;
+  for (const auto& d : devices) reports.push_back(device_report_json(*d));
+  int rc = 0;
+  if (o.measure) {
+    auto m = measure_devices(devices, o.measure_opts);
+    rc = m.rc;
+    for (std::size_t k = 0; k < reports.size(); ++k) {
+      reports[k]["measurements"] = m.per_device[k];
+      if (!m.dir.empty()) reports[k]["experiment"] = std::filesystem::absolute(m.dir).string();
+    }
+    // Beside the records, so that the HTML report shows the measured figures too.
+    if (!m.dir.empty()) {
+      std::ofstream f(m.dir / "device-report.json");
+      f << nlohmann::json{{"reports", reports}}.dump(2) << "\n";
+      if (!f) throw Error(fmt::format("cannot write '{}'", (m.dir / "device-report.json").string()));
+    }
+  }
+  if (o.json) {
+    fmt::print("{}\n", nlohmann::json{{"reports", reports}}.dump(2));
+  } else {
+    for (std::size_t k = 0; k < reports.size(); ++k) fmt::print("{}{}", k ? "\n" : "", device_report_text(reports[k]));
+  }
+  return rc;
+}
+
+// The command line for the --measure experiment's record, read back from the kernel:
+// add_devices is not handed it as the experiment commands are.
+std::string own_command_line() {
+  std::ifstream f("/proc/self/cmdline", std::ios::binary);
+  std::string s, arg;
+  while (std::getline(f, arg, '\0')) s += (s.empty() ? "" : " ") + arg;
+  return s;
+}
+
 }  // namespace
 
 Command add_devices(CLI::App& app) {
   auto* sub = app.add_subcommand("devices", "list the host and every OpenCL and CUDA device");
   auto json = std::make_shared<bool>(false);
   sub->add_flag("--json", *json, "print JSON");
-  return {sub, [json] { return show(*json); }};
+  auto r = std::make_shared<ReportOpts>();
+  sub->add_option("--report", r->device,
+                  "the device report (facts, stored ceilings, measurements) of DEVICE: host, opencl:P:D, cuda:N, "
+                  "a unique name substring, or all")
+      ->expected(0, 1);
+  sub->add_flag("--measure", r->measure, "with --report: run the report's measurements (an experiment folder)");
+  sub->add_option("--out", r->measure_opts.out, "with --measure: results root folder")->capture_default_str();
+  sub->add_option("--reps", r->measure_opts.reps, "with --measure: timed repetitions per point")->capture_default_str();
+  sub->add_option("--warmup", r->measure_opts.warmup, "with --measure: untimed runs before timing")
+      ->capture_default_str();
+  sub->add_option("--seed", r->measure_opts.seed, "with --measure: seed of the inputs (default: a fresh one)");
+  return {sub, [json, r, sub] {
+            if (!sub->count("--report")) {
+              for (const char* o : {"--measure", "--out", "--reps", "--warmup", "--seed"})
+                if (sub->count(o)) throw Error(fmt::format("{} needs --report DEVICE", o));
+              return show(*json);
+            }
+            r->json = *json;
+            if (!sub->count("--seed")) r->measure_opts.seed = fresh_seed();
+            r->measure_opts.command_line = own_command_line();
+            return report(*r);
+          }};
 }
 
 }  // namespace hetbench::cli

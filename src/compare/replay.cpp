@@ -68,6 +68,9 @@ Sizes sizes_of(const nlohmann::json& j) {
 nlohmann::json volatile_keys_erased(nlohmann::json info) {
   info.erase("global_mem_bytes");
   info.erase("max_alloc_bytes");
+  // The device report (docs/memory-system.md) holds live readings (clocks, power, free
+  // memory) and is not part of what a device is.
+  info.erase("report");
   return info;
 }
 

@@ -10,6 +10,7 @@
 
 #include "util/build_info.hpp"
 
+#include "engine/device_report.hpp"
 #include "engine/results.hpp"
 #include "tuning/db.hpp"
 
@@ -35,7 +36,15 @@ nlohmann::json experiment_json(const Experiment& e, const Plan& plan) {
   std::set<std::string> seen;
   for (const auto& r : plan.runs)
     for (const auto& d : r.devices)
-      if (seen.insert(d->id()).second) devices.push_back(to_json(d->info()));
+      if (seen.insert(d->id()).second) {
+        // The device report's facts and stored ceilings (docs/memory-system.md), for the
+        // HTML report's Devices section; its measurements belong to --measure's folder.
+        auto dj = to_json(d->info());
+        dj["report"] = device_report_json(*d);
+        dj["report"].erase("measurements");
+        dj["report"].erase("values");
+        devices.push_back(dj);
+      }
   // The runs are recorded once, as resolved in "runs"; "spec" keeps what lies beside them.
   nlohmann::json spec = e.spec;
   if (spec.is_object()) {

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <mutex>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -61,6 +62,19 @@ Loaded load() {
       reinterpret_cast<decltype(a.DeviceGetMaxPcieLinkGeneration)>(sym("nvmlDeviceGetMaxPcieLinkGeneration"));
   a.DeviceGetMaxPcieLinkWidth =
       reinterpret_cast<decltype(a.DeviceGetMaxPcieLinkWidth)>(sym("nvmlDeviceGetMaxPcieLinkWidth"));
+  auto load_sym = [&](auto& fn, const char* name) { fn = reinterpret_cast<std::decay_t<decltype(fn)>>(sym(name)); };
+  load_sym(a.DeviceGetMaxClockInfo, "nvmlDeviceGetMaxClockInfo");
+  load_sym(a.DeviceGetApplicationsClock, "nvmlDeviceGetApplicationsClock");
+  load_sym(a.DeviceGetDefaultApplicationsClock, "nvmlDeviceGetDefaultApplicationsClock");
+  load_sym(a.DeviceGetPowerManagementLimit, "nvmlDeviceGetPowerManagementLimit");
+  load_sym(a.DeviceGetPowerManagementDefaultLimit, "nvmlDeviceGetPowerManagementDefaultLimit");
+  load_sym(a.DeviceGetEnforcedPowerLimit, "nvmlDeviceGetEnforcedPowerLimit");
+  load_sym(a.DeviceGetComputeMode, "nvmlDeviceGetComputeMode");
+  load_sym(a.DeviceGetEccMode, "nvmlDeviceGetEccMode");
+  load_sym(a.DeviceGetPersistenceMode, "nvmlDeviceGetPersistenceMode");
+  load_sym(a.DeviceGetTemperature, "nvmlDeviceGetTemperature");
+  load_sym(a.DeviceGetVbiosVersion, "nvmlDeviceGetVbiosVersion");
+  load_sym(a.SystemGetDriverVersion, "nvmlSystemGetDriverVersion");
   if (!a.DeviceGetHandleByPciBusId || !a.DeviceGetPowerUsage) {
     l.why = "NVML unavailable: libnvidia-ml.so.1 lacks nvmlDeviceGetHandleByPciBusId_v2 or nvmlDeviceGetPowerUsage";
     return l;

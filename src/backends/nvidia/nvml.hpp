@@ -35,6 +35,20 @@ struct Api {
   Return (*DeviceGetMaxPcieLinkGeneration)(Device, unsigned*) = nullptr;
   Return (*DeviceGetMaxPcieLinkWidth)(Device, unsigned*) = nullptr;
   const char* (*ErrorString)(Return) = nullptr;
+  // For the device report (nvml_facts.cpp): what `nvidia-smi -q` prints. Any may be
+  // missing from an older driver's library; callers check.
+  Return (*DeviceGetMaxClockInfo)(Device, unsigned, unsigned*) = nullptr;              // MHz
+  Return (*DeviceGetApplicationsClock)(Device, unsigned, unsigned*) = nullptr;         // MHz
+  Return (*DeviceGetDefaultApplicationsClock)(Device, unsigned, unsigned*) = nullptr;  // MHz
+  Return (*DeviceGetPowerManagementLimit)(Device, unsigned*) = nullptr;                // mW
+  Return (*DeviceGetPowerManagementDefaultLimit)(Device, unsigned*) = nullptr;         // mW
+  Return (*DeviceGetEnforcedPowerLimit)(Device, unsigned*) = nullptr;                  // mW
+  Return (*DeviceGetComputeMode)(Device, int*) = nullptr;                              // nvmlComputeMode_t
+  Return (*DeviceGetEccMode)(Device, int*, int*) = nullptr;           // current, pending nvmlEnableState_t
+  Return (*DeviceGetPersistenceMode)(Device, int*) = nullptr;         // nvmlEnableState_t
+  Return (*DeviceGetTemperature)(Device, int, unsigned*) = nullptr;   // sensor 0: the GPU die, deg C
+  Return (*DeviceGetVbiosVersion)(Device, char*, unsigned) = nullptr;
+  Return (*SystemGetDriverVersion)(char*, unsigned) = nullptr;
 };
 
 // The loaded and initialised API, or nullptr with `why` set (one line).

@@ -1,0 +1,180 @@
+#include "engine/device_measure.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "engine/results.hpp"
+#include "engine/runner.hpp"
+#include "hetbench/error.hpp"
+#include "hetbench/op.hpp"
+#include "hetbench/variant.hpp"
+
+namespace hetbench {
+
+namespace {
+
+const Op* registered(const std::string& name) {
+  for (const Op* op : all_ops())
+    if (op->name() == name) return op;
+  return nullptr;
+}
+
+const std::string& sizes_for(const ReportMeasurement& m, const Device& d) {
+  return d.info().type == "cpu" ? m.sizes_cpu : m.sizes_gpu;
+}
+
+// A metric at the record's top level, or one level down (an op may keep its own figures
+// in an object of its own).
+const nlohmann::json* metric_of(const nlohmann::json& r, const std::string& key) {
+  if (r.contains(key) && r[key].is_number()) return &r[key];
+  for (const auto& [k, v] : r.items())
+    if (v.is_object() && v.contains(key) && v[key].is_number()) return &v[key];
+  return nullptr;
+}
+
+std::string pow2_label(const nlohmann::json& sizes) {
+  std::string s;
+  for (const auto& [k, v] : sizes.items()) {
+    std::string val = v.dump();
+    if (v.is_number_integer()) {
+      const auto x = v.get<long long>();
+      if (x >= 1024 && (x & (x - 1)) == 0) val = fmt::format("2^{}", __builtin_ctzll(static_cast<unsigned long long>(x)));
+    }
+    s += fmt::format("{}{}={}", s.empty() ? "" : ",", k, val);
+  }
+  return s;
+}
+
+}  // namespace
+
+// The table: copy is here today; the others are the ops of issue 17's items 1-4, built in
+// parallel, measured once they are in the build. Sizes are --size tokens the op parses;
+// an op that rejects them is reported with its message.
+const std::vector<ReportMeasurement>& report_measurements() {
+  static const std::vector<ReportMeasurement> m{
+      {"copy_gbs", "copy bandwidth (best variant)", "copy", "2^26", "2^24", "gbs", "GB/s", false, false},
+      {"copy_strided_gbs", "strided copy bandwidth", "copy_strided", "2^24", "2^22", "gbs", "GB/s", false, true},
+      {"pchase_ns", "load latency (pointer chase)", "pchase", "2^10:2^28:*8", "2^10:2^26:*8", "ns_per_load", "ns", true,
+       true},
+      {"transfer_gbs", "host link bandwidth", "transfer", "2^10:2^30:*32", "2^10:2^26:*32", "gbs", "GB/s", false, true},
+      {"bank_conflict_gbs", "shared-memory bandwidth (bank conflicts)", "bank_conflict", "2^22", "2^20", "gbs", "GB/s",
+       false, true},
+  };
+  return m;
+}
+
+std::string not_measurable(const ReportMeasurement& m, const Device& d) {
+  const Op* op = registered(m.op);
+  if (!op) return fmt::format("op {} not in this build", m.op);
+  bool any = false;
+  for (const auto& v : variants_for(m.op)) any |= v->backend == d.kernel_language();
+  if (!any) return fmt::format("op {} has no {} variant", m.op, to_string(d.kernel_language()));
+  try {
+    op->parse_sizes(sizes_for(m, d));
+  } catch (const Error& e) {
+    return fmt::format("op {} rejects sizes '{}': {}", m.op, sizes_for(m, d), e.what());
+  }
+  return "";
+}
+
+nlohmann::json planned_measurements(const Device& d) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& m : report_measurements()) {
+    auto why = not_measurable(m, d);
+    out.push_back({{"name", m.name}, {"label", m.label}, {"op", m.op}, {"unit", m.unit},
+                   {"status", "not measured"}, {"reason", why.empty() ? "run with --measure" : why}});
+  }
+  return out;
+}
+
+nlohmann::json extract_measurement(const ReportMeasurement& m, const std::string& dev,
+                                   const std::vector<nlohmann::json>& records) {
+  // key (sizes label, or "" for the best overall) -> best figure and where
+  std::map<std::string, nlohmann::json> best;
+  std::vector<std::string> order;
+  int seen = 0, failed = 0;
+  for (const auto& r : records) {
+    if (r.value("device", "") != dev || r.value("op", "") != m.op) continue;
+    ++seen;
+    if (r.value("status", "") != "ok") {
+      ++failed;
+      continue;
+    }
+    const auto* x = metric_of(r, m.metric);
+    if (!x) continue;
+    const double v = x->get<double>();
+    const std::string at = m.per_size ? pow2_label(r.value("sizes", nlohmann::json::object())) : "";
+    auto it = best.find(at);
+    const bool better = it == best.end() || (m.lower_is_better ? v < it->second["value"].get<double>()
+                                                                : v > it->second["value"].get<double>());
+    if (it == best.end()) order.push_back(at);
+    if (better)
+      best[at] = {{"at", at.empty() ? pow2_label(r.value("sizes", nlohmann::json::object())) : at},
+                  {"value", v},
+                  {"variant_id", r.value("variant_id", "")},
+                  {"precision", r.value("precision", "")},
+                  {"params", r.value("params", nlohmann::json::object())}};
+  }
+  nlohmann::json out = {{"name", m.name}, {"label", m.label}, {"op", m.op}, {"unit", m.unit}};
+  if (best.empty()) {
+    out["status"] = "not measured";
+    out["reason"] = seen == 0 ? "no point was recorded"
+                    : failed == seen
+                        ? fmt::format("none of its {} points passed", seen)
+                        : fmt::format("its records carry no '{}'", m.metric);
+    return out;
+  }
+  out["status"] = "measured";
+  out["values"] = nlohmann::json::array();
+  for (const auto& k : order) out["values"].push_back(best[k]);
+  return out;
+}
+
+MeasuredReport measure_devices(const std::vector<std::shared_ptr<Device>>& devices, const MeasureOptions& o) {
+  Experiment e;
+  e.name = "device-report";
+  e.out_root = o.out;
+  e.format = "none";  // the report prints its own view
+  e.command_line = o.command_line;
+  e.seed = o.seed;
+  e.spec = {{"seed", e.seed}, {"purpose", "hetbench devices --report --measure"}};
+  std::vector<std::vector<const ReportMeasurement*>> planned(devices.size());
+  for (std::size_t k = 0; k < devices.size(); ++k) {
+    const auto& d = *devices[k];
+    for (const auto& m : report_measurements()) {
+      if (!not_measurable(m, d).empty()) continue;
+      RunSpec r;
+      r.op = m.op;
+      r.variants.clear();
+      for (const auto& v : variants_for(m.op))
+        if (v->backend == d.kernel_language()) r.variants.push_back(v->id());
+      r.devices = d.id();
+      const auto precs = find_op(m.op).precisions();
+      r.precisions = {std::find(precs.begin(), precs.end(), Precision::S) != precs.end() ? Precision::S : precs.front()};
+      r.sizes = {sizes_for(m, d)};
+      r.reps = o.reps;
+      r.warmup = o.warmup;
+      e.runs.push_back(r);
+      planned[k].push_back(&m);
+    }
+  }
+  MeasuredReport out;
+  if (!e.runs.empty()) out.rc = run_experiment(e, &out.dir);
+  const auto recs = out.dir.empty() ? std::vector<nlohmann::json>{} : read_results(out.dir);
+  for (std::size_t k = 0; k < devices.size(); ++k) {
+    nlohmann::json list = planned_measurements(*devices[k]);
+    for (auto& item : list) {
+      for (const auto* m : planned[k])
+        if (m->name == item["name"]) {
+          item = extract_measurement(*m, devices[k]->id(), recs);
+          item["experiment"] = std::filesystem::absolute(out.dir).string();
+        }
+    }
+    out.per_device.push_back(list);
+  }
+  return out;
+}
+
+}  // namespace hetbench
