@@ -1,4 +1,5 @@
 #include "engine/plan.hpp"
+#include "hetbench/op_extras.hpp"
 
 #include <algorithm>
 #include <set>
@@ -177,6 +178,11 @@ RunPlan plan_run(const RunSpec& spec, std::uint64_t seed, const Op& op,
         if (di.global_mem && need > di.global_mem)
           throw Error(fmt::format("{} {} at {} needs {:.3g} GB, more than the {:.3g} GB of {} ({})", spec.op, name(p),
                                   format_sizes(s), need / 1e9, di.global_mem / 1e9, di.id, di.name));
+        const OpExtras* ex = op_extras(op.name());
+        const std::size_t local = ex && ex->local_bytes ? ex->local_bytes(s, p) : 0;
+        if (local && di.local_mem && local > di.local_mem)
+          throw Error(fmt::format("{} {} at {} needs {} bytes of local memory per work-group, more than the {} of {} ({})",
+                                  spec.op, name(p), format_sizes(s), local, di.local_mem, di.id, di.name));
       }
   return r;
 }
