@@ -28,7 +28,7 @@ TEST(BankConflict, ValidatesExactlyOnPocl) {
     spec.op = "bank_conflict";
     spec.devices = dev;
     spec.precisions = {Precision::S, Precision::D};
-    spec.sizes = {"1@stride=1,5", "7@stride=1,32@pad=1", "1000@stride=1:4,16,31@pad=0,1", "4097@stride=1,2,32@pad=0,3",
+    spec.sizes = {"1@stride=1,5", "7@stride=1,32@pad=1", "1000@stride=1:4:1,16,31@pad=0,1", "4097@stride=1,2,32@pad=0,3",
                   "300@stride=1,3,63@tile=2048"};
     spec.params = {{"WG", wg}};
     spec.reps = 1;

@@ -22,7 +22,7 @@ constexpr long long kWarp = 32;
 // Rows of the staged tile: the tile's, and the 8 below the last that its lanes read.
 long long tile_rows(const Sizes& s) { return s.at("tile") / kWarp + kRowsBelow; }
 
-const std::string kUsage = "expected N[@stride=LIST][@pad=LIST][@tile=WORDS], e.g. 2^20@stride=1:32@pad=0,1";
+const std::string kUsage = "expected N[@stride=LIST][@pad=LIST][@tile=WORDS], e.g. 2^20@stride=1:32:1@pad=0,1";
 
 class BankConflictOp final : public Op {
  public:
