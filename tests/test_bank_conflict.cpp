@@ -75,7 +75,7 @@ void expect_error(const std::string& args, const std::string& message) {
 TEST(BankConflict, BadInput) {
   expect_error("run bank_conflict --size 100@stride=0", "stride = 0 is impossible");
   expect_error("run bank_conflict --size 100@stride=34", "stride = 34 is impossible: bank_conflict needs 1 <= stride <= 33");
-  expect_error("run bank_conflict --size 100@stride=2:9@tile=256", "stride = 9 is impossible");
+  expect_error("run bank_conflict --size 100@stride=2,9@tile=256", "stride = 9 is impossible");
   expect_error("run bank_conflict --size 100@tile=1000", "tile = 1000 is impossible");
   expect_error("run bank_conflict --size 100@pad=-1", "pad = -1 is impossible");
   expect_error("run bank_conflict --size 100@strides=2", "malformed bank_conflict size '100@strides=2'");
