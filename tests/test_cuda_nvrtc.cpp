@@ -52,6 +52,8 @@ std::vector<Sizes> problems(const Op& op, Precision p) {
   std::vector<std::string> tokens;
   const bool dw = p == Precision::DF || p == Precision::DD;
   if (op.name() == "spmv") return op.parse_input("gen:poisson3d:n=8", 1);
+  if (op.name() == "bank_conflict") tokens = {"1000003@stride=1,7@pad=0,1", "4097@stride=63@tile=2048@pad=32"};
+  else
   if (op.name() == "gemm") tokens = dw ? std::vector<std::string>{"129x65x33@NT", "64@soa", "64@TN@d64"}
                                        : std::vector<std::string>{"129x65x33@NT", "64@TN", "64@TT"};
   else if (op.name() == "scan") tokens = {"1000003", "1000003@exclusive"};
@@ -62,6 +64,19 @@ std::vector<Sizes> problems(const Op& op, Precision p) {
   std::vector<Sizes> out;
   for (const auto& t : tokens)
     for (auto& s : op.parse_sizes(t)) out.push_back(s);
+  return out;
+}
+
+// The defaults, and for register caps (peak reg_pressure: MINB, MAXREG) each cap alone
+// at its largest value, so that the bounded builds compile too.
+std::vector<ParamValues> param_sets(const Variant& v) {
+  std::vector<ParamValues> out{v.defaults()};
+  for (const char* cap : {"MINB", "MAXREG"})
+    if (const ParamDef* d = v.param(cap)) {
+      ParamValues pv = v.defaults();
+      pv[cap] = d->values.back();
+      out.push_back(pv);
+    }
   return out;
 }
 
@@ -92,22 +107,22 @@ TEST(CudaNvrtc, EveryKernelCompiles) {
     if (v->backend != BackendKind::Cuda || v->kind != VariantKind::Kernel) continue;
     const Op& op = find_op(v->op);
     for (Precision p : v->precisions)
-      for (const auto& s : problems(op, p)) {
-        const ParamValues pv = v->defaults();
-        if (!v->violated_constraint(dev, s, p, pv).empty()) continue;
-        auto prob = op.make_problem(s, p, 1);
-        ProgramSource src;
-        try {
-          v->prepare(dev, *prob, BufferMap{}, pv);
-          ADD_FAILURE() << v->id() << " prepared without building a program";
-          continue;
-        } catch (const Built& b) {
-          src = b.src;
+      for (const auto& s : problems(op, p))
+        for (const ParamValues& pv : param_sets(*v)) {
+          if (!v->violated_constraint(dev, s, p, pv).empty()) continue;
+          auto prob = op.make_problem(s, p, 1);
+          ProgramSource src;
+          try {
+            v->prepare(dev, *prob, BufferMap{}, pv);
+            ADD_FAILURE() << v->id() << " prepared without building a program";
+            continue;
+          } catch (const Built& b) {
+            src = b.src;
+          }
+          const std::string err = compile(src);
+          EXPECT_EQ(err, "") << v->id() << " " << name(p) << " " << format_sizes(s) << " " << format_params(pv);
+          ++compiled;
         }
-        const std::string err = compile(src);
-        EXPECT_EQ(err, "") << v->id() << " " << name(p) << " " << format_sizes(s);
-        ++compiled;
-      }
   }
   // Every CUDA kernel family of the repository, in more than one precision.
   EXPECT_GE(compiled, 40) << "fewer CUDA programs than the kernels folder holds";

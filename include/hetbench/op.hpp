@@ -15,6 +15,8 @@
 
 namespace hetbench {
 
+struct DeviceInfo;
+
 // A problem's axes by name (usable in metadata expressions): its dimensions, and the
 // choices the op's signature describes (GEMM's layout, the double-word storage), stored
 // as the integers Axis gives them. An op that reads its problem from an input (spmv: a
@@ -161,16 +163,11 @@ class Op {
   virtual nlohmann::json features(const Sizes& s, std::uint64_t seed) const;
   // Bytes the problem needs on the device, without building it (memory checks up front).
   virtual std::size_t device_bytes(const Sizes& s, Precision p) const = 0;
-  // Bytes of the problem's largest device buffer, checked up front against the device's
-  // largest allocation; 0 (the default): not checked.
-  virtual std::size_t largest_array(const Sizes&, Precision) const { return 0; }
-  // Whether the problem fits a device of this much memory and this largest allocation,
-  // checked up front with device_bytes: empty, or one error naming the size that does
-  // not fit (copy_strided: the offset and stride; pchase: the working set).
-  virtual std::string device_fit(const Sizes&, Precision, std::uint64_t /*global_mem*/,
-                                 std::uint64_t /*max_alloc*/) const {
-    return "";
-  }
+  // Whether the problem fits the device beyond its total bytes (device_bytes, checked by
+  // plan): empty, or one error naming the size that does not fit: a buffer larger than
+  // the largest allocation (transfer, copy_strided's offset and stride, pchase's working
+  // set) or more local memory per work-group than the device has (bank_conflict's tile).
+  virtual std::string device_fit(const Sizes&, Precision, const DeviceInfo&) const { return ""; }
   // The problem, checked against the signature (sizes in, operands out); throws Error.
   std::unique_ptr<Problem> make_problem(const Sizes& s, Precision p, std::uint64_t seed) const;
   virtual Validation validate(const Problem& prob, const Outputs& out) const = 0;

@@ -1,7 +1,7 @@
 """Experiment folders (docs/results-format.md) as pandas DataFrames: one row per point.
 
 The records are nested JSON; a DataFrame wants flat columns, so `sizes`, `params` and
-`features` become `size_<k>`, `param_<k>` and `feature_<k>`, `timing.seconds` becomes
+`features` become `size_<k>`, `param_<k>` and `feature_<k>` (nested: `feature_derived_<k>`), `timing.seconds` becomes
 `median_s`, `ci95_lo_s`, ... (the names of results.csv), other objects become
 `<key>_<subkey>`, and `timing.samples` stays a list per row (`samples`). experiment.json
 is attached as `df.attrs["experiment"]` (and `df.attrs["dir"]`).
@@ -102,8 +102,8 @@ def flatten_record(rec):
                     else:
                         row["timing_" + k] = v
         elif key in _PREFIX and isinstance(value, dict):
-            for k, v in value.items():
-                row[_PREFIX[key] + k] = v
+            # features.derived (conflict_degree, spill_slowdown, ...) -> feature_derived_<k>
+            _flatten(_PREFIX[key], value, row)
         elif isinstance(value, dict):
             _flatten(key + "_", value, row)
         else:

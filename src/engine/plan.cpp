@@ -174,15 +174,11 @@ RunPlan plan_run(const RunSpec& spec, std::uint64_t seed, const Op& op,
         const auto& s = r.sizes[si];
         auto need = op.device_bytes(s, p);
         const auto& di = d->info();
-        if (auto why = op.device_fit(s, p, di.global_mem, di.max_alloc); !why.empty())
+        if (auto why = op.device_fit(s, p, di); !why.empty())
           throw Error(fmt::format("{} {} on {} ({}): {}", spec.op, name(p), di.id, di.name, why));
         if (di.global_mem && need > di.global_mem)
           throw Error(fmt::format("{} {} at {} needs {:.3g} GB, more than the {:.3g} GB of {} ({})", spec.op, name(p),
                                   format_sizes(s), need / 1e9, di.global_mem / 1e9, di.id, di.name));
-        if (const auto one = op.largest_array(s, p); di.max_alloc && one > di.max_alloc)
-          throw Error(fmt::format("{} {} at {} needs one buffer of {} bytes, more than the largest allocation of {} "
-                                  "bytes on {} ({})",
-                                  spec.op, name(p), format_sizes(s), one, di.max_alloc, di.id, di.name));
       }
   return r;
 }

@@ -1,6 +1,7 @@
 // COPY_STRIDED: y_i = x[offset + i*stride], i < n. The first element read lies `offset`
 // elements past an aligned allocation, and consecutive work-items read `stride` elements
 // apart: how alignment and coalescing cost bandwidth (docs/memory-system.md).
+#include "hetbench/device.hpp"
 #include "ops/access_common.hpp"
 
 namespace hetbench {
@@ -55,7 +56,8 @@ class CopyStridedOp final : public Op {
   std::size_t device_bytes(const Sizes& s, Precision p) const override {
     return (x_count(s) + static_cast<std::size_t>(s.at("n"))) * info(p).bytes;
   }
-  std::string device_fit(const Sizes& s, Precision p, std::uint64_t, std::uint64_t max_alloc) const override {
+  std::string device_fit(const Sizes& s, Precision p, const DeviceInfo& di) const override {
+    const std::uint64_t max_alloc = di.max_alloc;
     const std::size_t bytes = x_count(s) * info(p).bytes;
     if (max_alloc == 0 || bytes <= max_alloc) return "";
     return fmt::format("offset {} and stride {} put the last element read at index {}: x needs {} bytes, more than the "

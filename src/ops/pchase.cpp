@@ -3,6 +3,7 @@
 // them, and a single work-item follows p = next[p] `loads` times from slot 0. Each load
 // waits for the one before, so the time per load is the latency of the level of the
 // memory hierarchy the working set fits in (docs/memory-system.md).
+#include "hetbench/device.hpp"
 #include "ops/access_common.hpp"
 
 namespace hetbench {
@@ -58,7 +59,8 @@ class PchaseOp final : public Op {
   std::size_t device_bytes(const Sizes& s, Precision) const override {
     return static_cast<std::size_t>(s.at("ws")) + 8;
   }
-  std::string device_fit(const Sizes& s, Precision, std::uint64_t global_mem, std::uint64_t max_alloc) const override {
+  std::string device_fit(const Sizes& s, Precision, const DeviceInfo& di) const override {
+    const std::uint64_t global_mem = di.global_mem, max_alloc = di.max_alloc;
     const auto ws = static_cast<std::uint64_t>(s.at("ws"));
     if (global_mem && ws + 8 > global_mem)
       return fmt::format("working set {} bytes is larger than the device's memory ({} bytes)", ws, global_mem);

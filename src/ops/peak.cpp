@@ -23,6 +23,7 @@
 #include <cmath>
 
 #include "ops/vector_common.hpp"
+#include "hetbench/op_extras.hpp"
 
 namespace hetbench {
 
@@ -97,6 +98,18 @@ class PeakOp final : public Op {
 };
 
 OpRegistrar<PeakOp> reg;
+
+// reg_pressure builds (parameters MINB, MAXREG: a register cap) are timed against the
+// unbounded build (both 0) of the same chains: the slowdown that spilling costs.
+OpExtrasRegistrar extras("peak", {[](const Sizes& s, const ParamValues& params) -> std::optional<RelativeTime> {
+                               auto minb = params.find("MINB"), maxreg = params.find("MAXREG");
+                               if (minb == params.end() || maxreg == params.end()) return std::nullopt;
+                               auto rest = params;
+                               rest.erase("MINB");
+                               rest.erase("MAXREG");
+                               return RelativeTime{"spill_slowdown", format_sizes(s) + " " + format_params(rest),
+                                                   minb->second == 0 && maxreg->second == 0};
+                             }});
 
 }  // namespace
 }  // namespace hetbench

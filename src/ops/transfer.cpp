@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include "hetbench/device.hpp"
 #include "ops/vector_common.hpp"
 
 namespace hetbench {
@@ -75,7 +76,11 @@ class TransferOp final : public Op {
   }
 
   std::size_t device_bytes(const Sizes& s, Precision) const override { return 2 * static_cast<std::size_t>(s.at("bytes")); }
-  std::size_t largest_array(const Sizes& s, Precision) const override { return static_cast<std::size_t>(s.at("bytes")); }
+  std::string device_fit(const Sizes& s, Precision, const DeviceInfo& di) const override {
+    const auto bytes = static_cast<std::uint64_t>(s.at("bytes"));
+    if (!di.max_alloc || bytes <= di.max_alloc) return "";
+    return fmt::format("{} bytes is more than the device's largest allocation of {} bytes", bytes, di.max_alloc);
+  }
 
   std::unique_ptr<Problem> build_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
     auto prob = new_problem(s, p);
