@@ -25,9 +25,13 @@ const std::string& sizes_for(const ReportMeasurement& m, const Device& d) {
   return d.info().type == "cpu" ? m.sizes_cpu : m.sizes_gpu;
 }
 
-// A metric at the record's top level, or one level down (an op may keep its own figures
-// in an object of its own).
+// A metric at the record's top level, one level down (an op may keep its own figures in
+// an object of its own), or at a dotted path ("features.derived.smem_gbs").
 const nlohmann::json* metric_of(const nlohmann::json& r, const std::string& key) {
+  if (const auto dot = key.find('.'); dot != std::string::npos) {
+    const auto head = key.substr(0, dot);
+    return r.contains(head) && r[head].is_object() ? metric_of(r[head], key.substr(dot + 1)) : nullptr;
+  }
   if (r.contains(key) && r[key].is_number()) return &r[key];
   for (const auto& [k, v] : r.items())
     if (v.is_object() && v.contains(key) && v[key].is_number()) return &v[key];
@@ -55,12 +59,16 @@ std::string pow2_label(const nlohmann::json& sizes) {
 const std::vector<ReportMeasurement>& report_measurements() {
   static const std::vector<ReportMeasurement> m{
       {"copy_gbs", "copy bandwidth (best variant)", "copy", "2^26", "2^24", "gbs", "GB/s", false, false},
-      {"copy_strided_gbs", "strided copy bandwidth", "copy_strided", "2^24", "2^22", "gbs", "GB/s", false, true},
+      {"copy_strided_gbs", "strided copy bandwidth", "copy_strided", "2^24@stride=1,2,4,8,32", "2^22@stride=1,2,8",
+       "gbs", "GB/s", false, true},
       {"pchase_ns", "load latency (pointer chase)", "pchase", "2^10:2^28:*8", "2^10:2^26:*8", "ns_per_load", "ns", true,
        true},
-      {"transfer_gbs", "host link bandwidth", "transfer", "2^10:2^30:*32", "2^10:2^26:*32", "gbs", "GB/s", false, true},
-      {"bank_conflict_gbs", "shared-memory bandwidth (bank conflicts)", "bank_conflict", "2^22", "2^20", "gbs", "GB/s",
-       false, true},
+      {"transfer_h2d_gbs", "host link h2d, pinned", "transfer", "2^16:2^28:*16@h2d@pinned", "2^16:2^24:*16@h2d@pinned",
+       "gbs", "GB/s", false, true},
+      {"transfer_d2h_gbs", "host link d2h, pinned", "transfer", "2^16:2^28:*16@d2h@pinned", "2^16:2^24:*16@d2h@pinned",
+       "gbs", "GB/s", false, true},
+      {"bank_conflict_gbs", "shared-memory bandwidth (bank conflicts)", "bank_conflict", "2^16@stride=1,2,32",
+       "2^10@stride=1,2,32", "features.derived.smem_gbs", "GB/s", false, true},
   };
   return m;
 }
