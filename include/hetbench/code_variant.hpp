@@ -51,6 +51,7 @@ struct CodeVariantInfo {
   std::string library;                      // the origin, e.g. "cuBLAS"; empty: the kind
   std::vector<Precision> precisions{Precision::S, Precision::D};
   std::vector<ParamDef> params;
+  std::function<std::string(const Device&)> unavailable = {};  // Variant::unavailable
 };
 
 template <class Call>
@@ -67,6 +68,7 @@ class CodeVariant final : public Variant {
     origin = "built in (" + (info.library.empty() ? to_string(kind) : info.library) + ")";
     precisions = std::move(info.precisions);
     params = std::move(info.params);
+    unavailable = std::move(info.unavailable);
   }
 
   std::unique_ptr<Instance> prepare(Device& dev, const Problem& prob, const BufferMap& bufs,
