@@ -131,7 +131,7 @@ TEST(GemmDirective, OffloadVariantOnTheHostIsOneClearError) {
         }
       },
       PointError);
-  const auto r = test::run_hetbench("run gemm --variant cuda/gemm/omp_target --device host --sizes 8 --reps 1");
+  const auto r = test::run_hetbench("run gemm --variant cuda/gemm/omp_target --device host --size 8 --reps 1");
   EXPECT_EQ(r.status, 2) << r.output;
 }
 

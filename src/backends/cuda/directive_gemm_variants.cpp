@@ -13,6 +13,7 @@
 // timing events do not see, so the events bracket the whole host call (docs/directive-gemm.md).
 #ifdef HETBENCH_HAVE_OFFLOAD
 
+#include <iterator>
 #include <vector>
 
 #include "backends/cuda/cuda_call.hpp"
