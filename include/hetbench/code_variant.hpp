@@ -57,6 +57,7 @@ struct CodeVariantInfo {
   // Expressions over sizes and device values (Variant::constraints): a point failing
   // one is skipped with it as the reason.
   std::vector<std::string> constraints = {};
+  std::function<std::string(const Device&)> unavailable = {};  // Variant::unavailable
 };
 
 template <class Call>
@@ -74,6 +75,7 @@ class CodeVariant final : public Variant {
     precisions = std::move(info.precisions);
     params = std::move(info.params);
     for (auto& c : info.constraints) constraints.emplace_back(std::move(c));
+    unavailable = std::move(info.unavailable);
   }
 
   std::unique_ptr<Instance> prepare(Device& dev, const Problem& prob, const BufferMap& bufs,

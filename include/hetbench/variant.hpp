@@ -2,6 +2,7 @@
 // function, or a vendor library call. All kinds go through the same runner.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -69,6 +70,10 @@ class Variant {
   std::vector<ParamDef> params;
   std::vector<Expr> constraints;      // over params, sizes and device values
   std::vector<std::string> required_ext;  // device extensions
+  // Set where whether the variant can run is only known at run time (an offload runtime
+  // that finds no device): empty when it can run on the device, otherwise why not. A
+  // point it refuses is skipped with that reason, like a violated constraint.
+  std::function<std::string(const Device&)> unavailable;
 
   std::string id() const { return to_string(backend) + "/" + op + "/" + name; }
   const ParamDef* param(const std::string& n) const;

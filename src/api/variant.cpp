@@ -57,6 +57,8 @@ std::string Variant::unsupported_reason(const Device& dev, Precision p) const {
 }
 
 std::string Variant::violated_constraint(const Device& dev, const Sizes& s, Precision p, const ParamValues& pv) const {
+  if (unavailable)
+    if (auto why = unavailable(dev); !why.empty()) return why;
   Vars vars = device_vars(dev.info(), p);
   for (const auto& [k, v] : s) vars[k] = static_cast<double>(v);
   for (const auto& [k, v] : pv) vars[k] = static_cast<double>(v);
