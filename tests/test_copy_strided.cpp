@@ -1,7 +1,7 @@
 // copy_strided: every host and OpenCL variant validates exactly at offsets 0..32 and
 // strides 1..64 for sizes that are not multiples of the work-group size; the raw-bytes
 // model counts sectors as docs/memory-system.md says; bad offsets and strides are refused.
-#include "access_util.hpp"
+#include "variant_sweep.hpp"
 #include "hetbench/error.hpp"
 
 using namespace hetbench;
@@ -18,7 +18,8 @@ double raw(const std::string& token, Precision p, std::size_t g) {
 }  // namespace
 
 TEST(CopyStrided, EveryVariantValidatesOnHostAndPocl) {
-  auto recs = validate_all("copy_strided", {"1", "1000@offset=0,1,32@stride=1,2,64", "2^17+3@offset=5@stride=7"});
+  auto recs = validate_every_variant("copy_strided", {"1", "1000@offset=0,1,32@stride=1,2,64", "2^17+3@offset=5@stride=7"},
+                                     {{Precision::S, Precision::D}, 1, 0.0});
   auto n = by_backend(recs);
   EXPECT_GT(n["host"], 0);
   EXPECT_GT(n["opencl"], 0);
@@ -54,14 +55,14 @@ TEST(CopyStrided, RawBytesCountSectorsPerWarp) {
 }
 
 TEST(CopyStrided, BadOffsetsAndStridesAreRefused) {
-  expect_cli_error("run copy_strided --device host --size 100@offset=33", "copy_strided offset = 33 is out of range");
-  expect_cli_error("run copy_strided --device host --size 100@stride=0", "copy_strided stride = 0 is out of range");
-  expect_cli_error("run copy_strided --device host --size 100@stride=65", "stride = 65 is out of range");
-  expect_cli_error("run copy_strided --device host --size 100@pitch=2", "malformed copy_strided size '100@pitch=2'");
-  expect_cli_error("run copy_strided --device host --size 100@stride=2@stride=4", "malformed copy_strided size");
-  expect_cli_error("run copy_strided --device host --size 0", "n = 0 is impossible");
+  expect_bad_input("run copy_strided --device host --size 100@offset=33", "copy_strided offset = 33 is out of range");
+  expect_bad_input("run copy_strided --device host --size 100@stride=0", "copy_strided stride = 0 is out of range");
+  expect_bad_input("run copy_strided --device host --size 100@stride=65", "stride = 65 is out of range");
+  expect_bad_input("run copy_strided --device host --size 100@pitch=2", "malformed copy_strided size '100@pitch=2'");
+  expect_bad_input("run copy_strided --device host --size 100@stride=2@stride=4", "malformed copy_strided size");
+  expect_bad_input("run copy_strided --device host --size 0", "n = 0 is impossible");
   // The last index read lies beyond any allocation the host can make.
-  expect_cli_error("run copy_strided --device host --size 2^39@offset=7@stride=64",
+  expect_bad_input("run copy_strided --device host --size 2^39@offset=7@stride=64",
                    "offset 7 and stride 64 put the last element read at index 35184372088775");
 }
 

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "access_util.hpp"
+#include "variant_sweep.hpp"
 
 using namespace hetbench;
 using namespace hetbench::test;
@@ -28,7 +28,7 @@ TEST(Gather, EveryVariantValidatesOnHostAndPocl) {
   for (const char* dir : {"gather", "scatter"})
     for (const char* pat : {"sorted", "random", "blocked=1,16,5000"})
       sizes.push_back(fmt::format("1,4097,2^16+7@{}@{}", pat, dir));
-  auto recs = validate_all("gather", sizes);
+  auto recs = validate_every_variant("gather", sizes, {{Precision::S, Precision::D}, 1, 0.0});
   auto n = by_backend(recs);
   EXPECT_GT(n["host"], 0);
   EXPECT_GT(n["opencl"], 0);
@@ -66,8 +66,8 @@ TEST(Gather, RawBytesCountSectorsPerWarp) {
 }
 
 TEST(Gather, BadSizesAreRefused) {
-  expect_cli_error("run gather --device host --size 100@blocked", "malformed gather size '100@blocked'");
-  expect_cli_error("run gather --device host --size 100@random@sorted", "malformed gather size");
-  expect_cli_error("run gather --device host --size 100@blocked=0", "gather block = 0 is out of range");
-  expect_cli_error("run gather --device host --size 2^31", "gather needs 1 <= n < 2^31");
+  expect_bad_input("run gather --device host --size 100@blocked", "malformed gather size '100@blocked'");
+  expect_bad_input("run gather --device host --size 100@random@sorted", "malformed gather size");
+  expect_bad_input("run gather --device host --size 100@blocked=0", "gather block = 0 is out of range");
+  expect_bad_input("run gather --device host --size 2^31", "gather needs 1 <= n < 2^31");
 }

@@ -1,13 +1,13 @@
 // pchase: the chain is one seeded cycle through every slot; every host and OpenCL variant
 // ends on the host's index with the host's checksum; records carry ns_per_load; working
 // sets that are malformed or larger than the device are refused.
-#include "access_util.hpp"
+#include "variant_sweep.hpp"
 
 using namespace hetbench;
 using namespace hetbench::test;
 
 TEST(Pchase, EveryVariantMatchesTheHostsChase) {
-  auto recs = validate_all("pchase", {"128,4096+192,2^20@loads=1,1000,2^16+1"}, {"S"});
+  auto recs = validate_every_variant("pchase", {"128,4096+192,2^20@loads=1,1000,2^16+1"}, {{Precision::S}, 1, 0.0});
   auto n = by_backend(recs);
   EXPECT_GT(n["host"], 0);
   EXPECT_GT(n["opencl"], 0);
@@ -48,11 +48,11 @@ TEST(Pchase, RecordsAndCsvCarryNsPerLoad) {
 }
 
 TEST(Pchase, BadWorkingSetsAreRefused) {
-  expect_cli_error("run pchase --device host --size 100", "pchase working set 100 bytes is impossible");
-  expect_cli_error("run pchase --device host --size 64", "pchase working set 64 bytes is impossible");
-  expect_cli_error("run pchase --device host --size 2^35", "working set 34359738368 bytes is impossible");
-  expect_cli_error("run pchase --device host --size 4096@loads=0", "pchase loads = 0 is out of range");
-  expect_cli_error("run pchase --device host --size 4096@stride=2", "malformed pchase size");
+  expect_bad_input("run pchase --device host --size 100", "pchase working set 100 bytes is impossible");
+  expect_bad_input("run pchase --device host --size 64", "pchase working set 64 bytes is impossible");
+  expect_bad_input("run pchase --device host --size 2^35", "working set 34359738368 bytes is impossible");
+  expect_bad_input("run pchase --device host --size 4096@loads=0", "pchase loads = 0 is out of range");
+  expect_bad_input("run pchase --device host --size 4096@stride=2", "malformed pchase size");
   const Op& op = find_op("pchase");
   const auto s = op.parse_sizes("2^30").at(0);
   EXPECT_THAT(op.device_fit(s, Precision::S, 1ull << 29, 1ull << 29),

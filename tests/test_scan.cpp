@@ -6,11 +6,15 @@
 #include <cstring>
 
 #include "hetbench/op.hpp"
-#include "scan_test_util.hpp"
+#include "variant_sweep.hpp"
 
 using namespace hetbench;
 
 namespace {
+
+// S, D and I32, each variant run twice (a second run must not see the first one's flags or
+// counters).
+const test::Sweep kPrefixSweep{{Precision::S, Precision::D, Precision::I32}, 2, 1.0};
 
 const std::vector<std::string> kSizes{"1", "2", "33", "4097", "1000003"};
 
@@ -20,8 +24,12 @@ std::vector<std::string> with_kind(const std::string& kind) {
   return out;
 }
 
-TEST(Scan, InclusiveVariantsValidate) { EXPECT_GT(test::validate_every_variant("scan", with_kind("inclusive")), 0); }
-TEST(Scan, ExclusiveVariantsValidate) { EXPECT_GT(test::validate_every_variant("scan", with_kind("exclusive")), 0); }
+TEST(Scan, InclusiveVariantsValidate) {
+  EXPECT_GT(test::validate_every_variant("scan", with_kind("inclusive"), kPrefixSweep).size(), 0u);
+}
+TEST(Scan, ExclusiveVariantsValidate) {
+  EXPECT_GT(test::validate_every_variant("scan", with_kind("exclusive"), kPrefixSweep).size(), 0u);
+}
 
 // The host's own scan of the problem's x, as the op's output bytes.
 template <class T>
