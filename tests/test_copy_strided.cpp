@@ -70,7 +70,7 @@ TEST(CopyStrided, DeviceFitNamesTheOffsetAndStride) {
   const Op& op = find_op("copy_strided");
   const auto s = op.parse_sizes("1000@offset=3@stride=10").at(0);
   // x holds 3 + 999*10 + 1 = 9994 elements: 39976 bytes in S.
-  EXPECT_EQ(op.device_fit(s, Precision::S, 1 << 20, 39976), "");
-  EXPECT_THAT(op.device_fit(s, Precision::S, 1 << 20, 39975),
+  EXPECT_EQ(op.device_fit(s, Precision::S, device_with(1 << 20, 39976)), "");
+  EXPECT_THAT(op.device_fit(s, Precision::S, device_with(1 << 20, 39975)),
               testing::HasSubstr("offset 3 and stride 10 put the last element read at index 9993"));
 }

@@ -55,9 +55,9 @@ TEST(Pchase, BadWorkingSetsAreRefused) {
   expect_bad_input("run pchase --device host --size 4096@stride=2", "malformed pchase size");
   const Op& op = find_op("pchase");
   const auto s = op.parse_sizes("2^30").at(0);
-  EXPECT_THAT(op.device_fit(s, Precision::S, 1ull << 29, 1ull << 29),
+  EXPECT_THAT(op.device_fit(s, Precision::S, device_with(1ull << 29, 1ull << 29)),
               testing::HasSubstr("working set 1073741824 bytes is larger than the device's memory (536870912 bytes)"));
-  EXPECT_THAT(op.device_fit(s, Precision::S, 1ull << 32, 1ull << 29),
+  EXPECT_THAT(op.device_fit(s, Precision::S, device_with(1ull << 32, 1ull << 29)),
               testing::HasSubstr("larger than the device's largest allocation (536870912 bytes)"));
-  EXPECT_EQ(op.device_fit(s, Precision::S, 1ull << 32, 1ull << 30), "");
+  EXPECT_EQ(op.device_fit(s, Precision::S, device_with(1ull << 32, 1ull << 30)), "");
 }

@@ -66,6 +66,14 @@ inline std::map<std::string, int> by_backend(const std::vector<nlohmann::json>& 
   return n;
 }
 
+// A device of this much memory and this largest allocation, for Op::device_fit.
+inline DeviceInfo device_with(std::uint64_t global_mem, std::uint64_t max_alloc) {
+  DeviceInfo d;
+  d.global_mem = global_mem;
+  d.max_alloc = max_alloc;
+  return d;
+}
+
 // A bad input: exit 2, the message, and no experiment folder.
 inline void expect_bad_input(const std::string& args, const std::string& message) {
   TempDir out;
