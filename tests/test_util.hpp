@@ -104,9 +104,17 @@ inline std::vector<nlohmann::json> run_points(const RunSpec& spec, int* status =
   e.out_root = tmp.str();
   e.format = "json";
   std::filesystem::path dir;
-  testing::internal::CaptureStdout();
-  int st = run_experiment(e, &dir);
-  testing::internal::GetCapturedStdout();
+  // Released however run_experiment ends: a capture left open by an exception aborts
+  // the next test that captures ("Only one stdout capturer can exist at a time").
+  struct Capture {
+    Capture() { testing::internal::CaptureStdout(); }
+    ~Capture() { testing::internal::GetCapturedStdout(); }
+  };
+  int st = 0;
+  {
+    Capture capture;
+    st = run_experiment(e, &dir);
+  }
   if (status) *status = st;
   return read_results(dir);
 }
