@@ -145,7 +145,7 @@ TEST(GemmDirective, ListShowsTheOffloadVariantsOrWhyTheyAreLeftOut) {
 #ifdef HETBENCH_HAVE_OFFLOAD
     EXPECT_THAT(r.output, testing::ContainsRegex(id + " +library"));
 #else
-    EXPECT_THAT(r.output, HasSubstr(id + " left out: "));
+    EXPECT_THAT(r.output, testing::ContainsRegex(id + " +left out: "));  // the id column is padded
 #endif
   }
   EXPECT_THAT(r.output, HasSubstr("host/gemm/serial"));
