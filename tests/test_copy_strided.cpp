@@ -18,7 +18,9 @@ double raw(const std::string& token, Precision p, std::size_t g) {
 }  // namespace
 
 TEST(CopyStrided, EveryVariantValidatesOnHostAndPocl) {
-  auto recs = validate_every_variant("copy_strided", {"1", "1000@offset=0,1,32@stride=1,2,64", "2^17+3@offset=5@stride=7"},
+  auto recs = validate_every_variant("copy_strided", {"1", "1000@offset=0,1,32@stride=1,2,64", "2^17+3@offset=5@stride=7",
+                                      // the vector path at stride 1 (offset % VW == 0), with a scalar tail
+                                      "2^17+3", "1001@offset=2,4"},
                                      {{Precision::S, Precision::D}, 1, 0.0});
   auto n = by_backend(recs);
   EXPECT_GT(n["host"], 0);
