@@ -5,16 +5,8 @@
 //   vector: TPR threads per row (a power of two, 2..64) in a grid-stride loop over blocks of
 //           WG / TPR rows, double-word warp-shuffle sums (two warps through shared memory
 //           for TPR = 64), as vector.cu.
-// An AoS element is one 8- or 16-byte load (float2, double2); SoA is two word loads from the
-// two planes. As in BLAS, y is not read when beta is 0.
-__device__ __forceinline__ hb_dw hb_spmv_ld(const REAL* __restrict__ p, const unsigned n, const unsigned i) {
-#if SOA
-  return hb_dw{p[i], p[(size_t)n + i]};
-#else
-  const REAL2 v = reinterpret_cast<const REAL2*>(p)[i];
-  return hb_dw{v.x, v.y};
-#endif
-}
+// Elements are loaded and stored with common/dw16.cuh's hb_load_elem/hb_store_elem (AoS: one
+// 8- or 16-byte access; SoA: a word from each plane). As in BLAS, y is not read when beta is 0.
 
 // x through the read-only path.
 __device__ __forceinline__ hb_dw hb_spmv_ldg(const REAL* __restrict__ p, const unsigned n, const unsigned i) {
@@ -23,18 +15,6 @@ __device__ __forceinline__ hb_dw hb_spmv_ldg(const REAL* __restrict__ p, const u
 #else
   const REAL2 v = __ldg(reinterpret_cast<const REAL2*>(p) + i);
   return hb_dw{v.x, v.y};
-#endif
-}
-
-__device__ __forceinline__ void hb_spmv_st(REAL* __restrict__ p, const unsigned n, const unsigned i, const hb_dw v) {
-#if SOA
-  p[i] = v.hi;
-  p[(size_t)n + i] = v.lo;
-#else
-  REAL2 w;
-  w.x = v.hi;
-  w.y = v.lo;
-  reinterpret_cast<REAL2*>(p)[i] = w;
 #endif
 }
 
@@ -51,12 +31,12 @@ extern "C" __global__ void __launch_bounds__(WG)
   const unsigned r = blockIdx.x * WG + threadIdx.x;
   if (r >= rows) return;
   const hb_dw beta{beta_hi, beta_lo};
-  const hb_dw y0 = beta.hi != REAL(0) ? hb_spmv_ld(y, rows, r) : hb_dw{0, 0};  // in flight with the row
+  const hb_dw y0 = beta.hi != REAL(0) ? hb_load_elem(y, rows, r) : hb_dw{0, 0};  // in flight with the row
   const int end = row_ptr[r + 1];
   hb_dw s{0, 0};
 #pragma unroll 4
-  for (int j = row_ptr[r]; j < end; ++j) s = hb_mad(hb_spmv_ld(val, nnz, j), hb_spmv_ldg(x, cols, col[j]), s);
-  hb_spmv_st(y, rows, r, hb_spmv_axpby(hb_dw{alpha_hi, alpha_lo}, s, beta, y0));
+  for (int j = row_ptr[r]; j < end; ++j) s = hb_mad(hb_load_elem(val, nnz, j), hb_spmv_ldg(x, cols, col[j]), s);
+  hb_store_elem(y, rows, r, hb_spmv_axpby(hb_dw{alpha_hi, alpha_lo}, s, beta, y0));
 }
 
 #ifdef TPR  // dw_vector only
@@ -79,13 +59,13 @@ extern "C" __global__ void __launch_bounds__(WG)
   for (unsigned base = blockIdx.x * rows_per_block; base < rows; base += gridDim.x * rows_per_block) {
     const unsigned r = base + threadIdx.x / TPR;
     const bool writer = lane == 0 && r < rows;
-    const hb_dw y0 = writer && beta.hi != REAL(0) ? hb_spmv_ld(y, rows, r) : hb_dw{0, 0};
+    const hb_dw y0 = writer && beta.hi != REAL(0) ? hb_load_elem(y, rows, r) : hb_dw{0, 0};
     hb_dw s{0, 0};
     if (r < rows) {
       const int end = row_ptr[r + 1];
 #pragma unroll 2
       for (int j = row_ptr[r] + (int)lane; j < end; j += TPR)
-        s = hb_mad(hb_spmv_ld(val, nnz, j), hb_spmv_ldg(x, cols, __ldg(col + j)), s);
+        s = hb_mad(hb_load_elem(val, nnz, j), hb_spmv_ldg(x, cols, __ldg(col + j)), s);
     }
 #pragma unroll
     for (unsigned off = W / 2; off > 0; off >>= 1)
@@ -97,7 +77,7 @@ extern "C" __global__ void __launch_bounds__(WG)
     if (lane == 0) s = hetbench::add_accurate(s, warp_sum[threadIdx.x / 32 + 1]);
     __syncthreads();  // warp_sum is rewritten by the next row block
 #endif
-    if (writer) hb_spmv_st(y, rows, r, hb_spmv_axpby(alpha, s, beta, y0));
+    if (writer) hb_store_elem(y, rows, r, hb_spmv_axpby(alpha, s, beta, y0));
   }
 }
 #endif
