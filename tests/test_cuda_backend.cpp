@@ -263,6 +263,8 @@ TEST(CudaBackend, AllVariantsValidate) {
       // power-law rows, a regular stencil
       inputs = {"gen:poisson2d:n=1", "gen:dense_row:n=5000,row=3", "gen:random:n=3000,per_row=9,cols=4001,empty=0.2",
                 "gen:powerlaw:n=20000,avg=12", "gen:poisson3d:n=20"};
+      if (dw)  // double-word variants in both storages (matrix suffix @soa)
+        for (std::size_t i = 0, n = inputs.size(); i < n; ++i) inputs.push_back(inputs[i] + "@soa");
     }
     if (v->op == "scan")
       for (const auto& s : sizes) vsizes.push_back(s + "@exclusive");

@@ -51,7 +51,11 @@ class SourceCapture final : public Device {
 std::vector<Sizes> problems(const Op& op, Precision p) {
   std::vector<std::string> tokens;
   const bool dw = p == Precision::DF || p == Precision::DD;
-  if (op.name() == "spmv") return op.parse_input("gen:poisson3d:n=8", 1);
+  if (op.name() == "spmv") {
+    std::vector<Sizes> out = op.parse_input("gen:poisson3d:n=8", 1);
+    if (dw) out.push_back(op.parse_input("gen:poisson3d:n=8@soa", 1).front());
+    return out;
+  }
   if (op.name() == "bank_conflict") tokens = {"1000003@stride=1,7@pad=0,1", "4097@stride=63@tile=2048@pad=32"};
   else
   if (op.name() == "gemm") tokens = dw ? std::vector<std::string>{"129x65x33@NT", "64@soa", "64@TN@d64"}
@@ -67,11 +71,12 @@ std::vector<Sizes> problems(const Op& op, Precision p) {
   return out;
 }
 
-// The defaults, and for register caps (peak reg_pressure: MINB, MAXREG) each cap alone
-// at its largest value, so that the bounded builds compile too.
+// The defaults, and for register caps (peak reg_pressure: MINB, MAXREG) and SpMV's threads
+// per row (TPR: 64 takes a shared-memory path) each alone at its largest value, so that
+// those builds compile too.
 std::vector<ParamValues> param_sets(const Variant& v) {
   std::vector<ParamValues> out{v.defaults()};
-  for (const char* cap : {"MINB", "MAXREG"})
+  for (const char* cap : {"MINB", "MAXREG", "TPR"})
     if (const ParamDef* d = v.param(cap)) {
       ParamValues pv = v.defaults();
       pv[cap] = d->values.back();

@@ -9,45 +9,53 @@
 // An empty row is ŷ_i = fl(β·y_i) (or fl(α·0 + β·y_i)), within γ_2·|β·y_i|. The
 // reference, in ref_t (double for S, long double for D), adds its own γ_{nnz_i+2}(u_ref).
 //
+// DF and DD (val, x, y, α, β double-words, @aos or @soa): ops/spmv_dw.cpp.
+//
 // Bytes: values + column indices + row pointers + x once + y read and written (β ≠ 0,
 // so y must be read).
 #include <mutex>
 
 #include "io/matrix_market.hpp"
 #include "util/sha256.hpp"
-#include "ops/vector_common.hpp"
-#include "sparse/csr.hpp"
+#include "ops/spmv_dw.hpp"
 #include "sparse/generators.hpp"
 
 namespace hetbench {
 
 namespace {
 
-struct SpmvProblem final : Problem {
-  std::shared_ptr<const CsrMatrix> a;
-  std::vector<long double> ref, mag;  // per row: reference and |α|Σ|a x| + |β||y0|
-};
+using spmv_detail::SpmvProblem;
 
 class SpmvOp final : public Op {
  public:
   std::string name() const override { return "spmv"; }
   std::string description() const override { return "y = alpha*A*x + beta*y, A sparse in CSR (--matrix)"; }
+  std::vector<Precision> precisions() const override {
+    return {Precision::S, Precision::D, Precision::DF, Precision::DD};
+  }
   // The dimensions are the input matrix's, and integer scalars too.
   const OpSignature& signature() const override {
     static const OpSignature sig{
         {{"row_ptr", true, Elem::Int}, {"col", true, Elem::Int}, {"val"}, {"x"}, {"y", true, Elem::Real, Access::InOut},
-         {"alpha", false}, {"beta", false}, {"rows", false, Elem::Int}, {"cols", false, Elem::Int},
+         // Every precision has the words of α and β (S, D: the value and 0), so that one
+         // operand list serves all.
+         {"alpha", false}, {"alpha_hi", false}, {"alpha_lo", false}, {"beta", false}, {"beta_hi", false},
+         {"beta_lo", false}, {"rows", false, Elem::Int}, {"cols", false, Elem::Int},
          {"nnz", false, Elem::Int}, {"max_row", false, Elem::Int}},
         {Axis::dimension("rows"), Axis::dimension("cols"), Axis::dimension("nnz"),
-         Axis::dimension("max_row", "longest row")}};
+         Axis::dimension("max_row", "longest row"), spmv_detail::spmv_storage_axis()}};
     return sig;
   }
   std::string input_kind() const override { return "matrix"; }
 
+  // MATRIX[@aos|@soa]: the storage suffix is kept in the input token, so that a replay
+  // of a generator point parses the same sizes.
   std::vector<Sizes> parse_input(const std::string& token, std::uint64_t seed) const override {
+    const auto storage = spmv_detail::split_storage(token).second;
     auto a = matrix(token, seed);
     const auto f = matrix_features(*a);
     Sizes s{{"rows", f.rows}, {"cols", f.cols}, {"nnz", f.nnz}, {"max_row", f.row_max}};
+    if (storage) spmv_detail::spmv_storage_axis().set(s, *storage);
     s.input = token;
     return {s};
   }
@@ -75,7 +83,8 @@ class SpmvOp final : public Op {
                nnz = static_cast<std::size_t>(a.nnz());
     prob->arrays.push_back(int_array("row_ptr", a.rowptr));
     prob->arrays.push_back(int_array("col", a.colidx));
-    with_real(p, [&]<class T>() {
+    if (is_double_word(p)) spmv_detail::build_dw(*prob, seed);
+    else with_real(p, [&]<class T>() {
       ArrayOperand val{"val", false, Access::In, nnz, sizeof(T), {}};
       val.host.resize(nnz * sizeof(T));
       T* v = reinterpret_cast<T*>(val.host.data());
@@ -85,16 +94,21 @@ class SpmvOp final : public Op {
       prob->arrays.push_back(random_array<T>("y", rows, seed, 12));
       prob->arrays.back().access = Access::InOut;
       const T alpha = random_coefficient<T>(seed, 13), beta = random_coefficient<T>(seed, 14);
-      prob->scalars.push_back({"alpha", false, static_cast<double>(alpha)});
-      prob->scalars.push_back({"beta", false, static_cast<double>(beta)});
+      for (const char* nm : {"alpha", "alpha_hi"}) prob->scalars.push_back({nm, false, static_cast<double>(alpha)});
+      prob->scalars.push_back({"alpha_lo", false, 0.0});
+      for (const char* nm : {"beta", "beta_hi"}) prob->scalars.push_back({nm, false, static_cast<double>(beta)});
+      prob->scalars.push_back({"beta_lo", false, 0.0});
       compute_reference<T>(*prob, alpha, beta);
       return 0;
     });
-    for (const auto& [k, v] : s) prob->scalars.push_back({k, true, static_cast<double>(v)});
+    for (const char* k : {"rows", "cols", "nnz", "max_row"})
+      prob->scalars.push_back({k, true, static_cast<double>(s.at(k))});
     const double b = static_cast<double>(info(p).bytes);
     prob->flops = 2.0 * static_cast<double>(nnz);
     prob->min_bytes = static_cast<double>(nnz) * (b + 4) + 4.0 * (rows + 1) + b * cols + 2 * b * rows;
+    const nlohmann::json storage = prob->features.value("storage", nlohmann::json());
     prob->features = summary(a);
+    if (!storage.is_null()) prob->features["storage"] = storage;
     prob->features["matrix"] = s.input;
     add_file_hash(prob->features, s.input);
     return prob;
@@ -102,6 +116,7 @@ class SpmvOp final : public Op {
 
   Validation validate(const Problem& base, const Outputs& out) const override {
     const auto& prob = static_cast<const SpmvProblem&>(base);
+    if (is_double_word(prob.prec)) return spmv_detail::validate_dw(prob, out);
     return with_real(prob.prec, [&]<class T>() {
       const auto& rp = prob.a->rowptr;
       const double u = info(prob.prec).u;
@@ -125,12 +140,14 @@ class SpmvOp final : public Op {
   mutable std::map<std::string, std::string> file_hash_;
   mutable std::map<std::string, std::string> unreadable_;
 
-  void add_file_hash(nlohmann::json& f, const std::string& token) const {
+  void add_file_hash(nlohmann::json& f, const std::string& input) const {
+    const std::string token = spmv_detail::split_storage(input).first;
     std::lock_guard lock(mu_);
     if (auto it = file_hash_.find(token); it != file_hash_.end()) f["matrix_sha256"] = it->second;
   }
 
-  std::shared_ptr<const CsrMatrix> matrix(const std::string& token, std::uint64_t seed) const {
+  std::shared_ptr<const CsrMatrix> matrix(const std::string& input, std::uint64_t seed) const {
+    const std::string token = spmv_detail::split_storage(input).first;
     if (token.empty()) throw Error("spmv needs a matrix: --matrix FILE.mtx or gen:NAME:k=v,...");
     const bool gen = token.rfind("gen:", 0) == 0;
     std::lock_guard lock(mu_);

@@ -72,12 +72,14 @@ __device__ __forceinline__ void hb_store_chunk(REAL* __restrict__ p, const size_
 #endif
 }
 
-// Element i, for the tail of fewer than VEC16 elements.
+// Element i (the tail of fewer than VEC16 elements; SpMV's gathered elements): in AoS one
+// 8- or 16-byte access (float2, double2), in SoA one word from each plane.
 __device__ __forceinline__ hb_dw hb_load_elem(const REAL* __restrict__ p, const size_t n, const size_t i) {
 #if SOA
   return hb_dw{p[i], p[n + i]};
 #else
-  return hb_dw{p[2 * i], p[2 * i + 1]};
+  const REAL2 v = reinterpret_cast<const REAL2*>(p)[i];
+  return hb_dw{v.x, v.y};
 #endif
 }
 
@@ -86,8 +88,10 @@ __device__ __forceinline__ void hb_store_elem(REAL* __restrict__ p, const size_t
   p[i] = v.hi;
   p[n + i] = v.lo;
 #else
-  p[2 * i] = v.hi;
-  p[2 * i + 1] = v.lo;
+  REAL2 w;
+  w.x = v.hi;
+  w.y = v.lo;
+  reinterpret_cast<REAL2*>(p)[i] = w;
 #endif
 }
 

@@ -1,12 +1,13 @@
 // Host SpMV variants: a sequential loop, an OpenMP loop whose threads get equal shares of
 // nonzeros (not of rows, so that power-law matrices stay balanced), and Eigen's sparse
-// row-major product as the library baseline.
+// row-major product as the library baseline; in DF and DD the same loop and split with
+// the accurate double-word multiply and add.
 #include <omp.h>
 
 #include <algorithm>
 
 #include "backends/host/host_variant.hpp"
-#include "ops/vector_common.hpp"
+#include "ops/spmv_dw.hpp"
 
 #ifdef HETBENCH_HAVE_EIGEN
 #include <Eigen/SparseCore>
@@ -43,20 +44,60 @@ void rows_range(const Csr<T>& a, std::size_t r0, std::size_t r1) {
   }
 }
 
-void spmv_loop(const HostCall& c) {
-  with_real(c.prob->prec, [&]<class T>() {
-    const auto a = csr<T>(c);
-    rows_range(a, 0, a.rows);
+// The double-word operands in the problem's storage, W the word type.
+template <class W, bool Soa>
+struct DwCsr {
+  std::size_t rows;
+  const int32_t* rp;
+  const int32_t* col;
+  DwSpan<const W, Soa> val, x;
+  DwSpan<W, Soa> y;
+  dw<W> alpha, beta;
+};
+
+template <class W, bool Soa>
+void rows_range(const DwCsr<W, Soa>& a, std::size_t r0, std::size_t r1) {
+  for (std::size_t i = r0; i < r1; ++i) {
+    dw<W> s{};
+    for (auto q = a.rp[i]; q < a.rp[i + 1]; ++q) s = add_accurate(s, mul_accurate(a.val[q], a.x[a.col[q]]));
+    a.y.set(i, add_accurate(mul_accurate(a.alpha, s), mul_accurate(a.beta, a.y[i])));
+  }
+}
+
+// Calls f(a) with the CSR operands of c: Csr<T> in S and D, DwCsr<W, soa> in DF and DD.
+template <class F>
+void with_csr(const HostCall& c, F&& f) {
+  if (!is_double_word(c.prob->prec)) {
+    with_real(c.prob->prec, [&]<class T>() {
+      f(csr<T>(c));
+      return 0;
+    });
+    return;
+  }
+  with_word(c.prob->prec, [&]<class W>() {
+    const auto rows = static_cast<std::size_t>(c.size("rows"));
+    const auto cols = static_cast<std::size_t>(c.size("cols")), nnz = static_cast<std::size_t>(c.size("nnz"));
+    const bool soa = spmv_detail::spmv_storage_axis().index(c.prob->sizes) != 0;
+    with_layout(soa, [&](auto l) {
+      constexpr bool S = decltype(l)::value;
+      auto words = [&](const char* nm) { return dw<W>{static_cast<W>(c.scalar(std::string(nm) + "_hi")),
+                                                       static_cast<W>(c.scalar(std::string(nm) + "_lo"))}; };
+      f(DwCsr<W, S>{rows, c.ptr<int32_t>("row_ptr"), c.ptr<int32_t>("col"), {c.ptr<W>("val"), nnz},
+                    {c.ptr<W>("x"), cols}, {c.ptr<W>("y"), rows}, words("alpha"), words("beta")});
+    });
     return 0;
   });
+}
+
+void spmv_loop(const HostCall& c) {
+  with_csr(c, [&](const auto& a) { rows_range(a, 0, a.rows); });
 }
 
 // Thread t takes the rows whose nonzeros start in [t·nnz/T, (t+1)·nnz/T), plus a share of
 // the rows for empty-row-heavy matrices: the split searches rowptr[i] + i, the merge-path
 // diagonal of Merrill & Garland, so rows and nonzeros both count.
 void spmv_omp(const HostCall& c) {
-  with_real(c.prob->prec, [&]<class T>() {
-    const auto a = csr<T>(c);
+  with_csr(c, [&](const auto& a) {
     const int nt = static_cast<int>(c.param("THREADS"));
     const std::size_t work = static_cast<std::size_t>(a.rp[a.rows]) + a.rows;
 #pragma omp parallel num_threads(nt)
@@ -73,7 +114,6 @@ void spmv_omp(const HostCall& c) {
       };
       rows_range(a, split(work * t / T_), split(work * (t + 1) / T_));
     }
-    return 0;
   });
 }
 
@@ -97,6 +137,15 @@ void spmv_eigen(const HostCall& c) {
 
 const bool registered = [] {
   register_code_variant<HostCall>(host_code("spmv", "loop", "one row after another, sequential"), spmv_loop);
+  const std::vector<Precision> dw_precs{Precision::DF, Precision::DD};
+  register_code_variant<HostCall>(
+      host_code("spmv", "dw_loop", "one row after another, sequential, accurate double-word mul and add", {}, dw_precs),
+      spmv_loop);
+  register_code_variant<HostCall>(
+      host_code("spmv", "dw_omp",
+                "OpenMP, merge-path split of rows + nonzeros as omp, accurate double-word mul and add",
+                {threads_param()}, dw_precs),
+      spmv_omp);
   register_code_variant<HostCall>(
       host_code("spmv", "omp",
                 "OpenMP, rows split so that each thread gets an equal share of rows + nonzeros (merge-path split)",
