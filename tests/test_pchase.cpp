@@ -36,6 +36,17 @@ TEST(Pchase, TheChainIsOneCycleThroughEverySlot) {
   }
 }
 
+// Without @loads a chase visits every slot once (within 2^18 .. 2^22): a fixed count left
+// most of a large working set unvisited, and the visited lines then fit in a GPU's L2.
+TEST(Pchase, DefaultLoadsVisitEverySlotWithinBounds) {
+  const Op& op = find_op("pchase");
+  const std::pair<const char*, long long> cases[] = {
+      {"4096", 1 << 18}, {"2^24", 1 << 18}, {"2^26", 1 << 20}, {"2^28+64", 1 << 22}, {"2^32", 1 << 22}};
+  for (const auto& [token, want] : cases) EXPECT_EQ(op.parse_sizes(token).at(0).at("loads"), want) << token;
+  EXPECT_EQ(op.parse_sizes("2^26@loads=7").at(0).at("loads"), 7);
+  EXPECT_EQ(op.parse_sizes("2^12,2^26").size(), 2u);
+}
+
 TEST(Pchase, RecordsAndCsvCarryNsPerLoad) {
   TempDir out;
   auto r = run_hetbench("run pchase --device host --size 2^16@loads=5000 --reps 2 --out " + out.str());

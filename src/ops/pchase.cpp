@@ -3,6 +3,8 @@
 // them, and a single work-item follows p = next[p] `loads` times from slot 0. Each load
 // waits for the one before, so the time per load is the latency of the level of the
 // memory hierarchy the working set fits in (docs/memory-system.md).
+#include <algorithm>
+
 #include "hetbench/device.hpp"
 #include "ops/access_common.hpp"
 
@@ -12,7 +14,15 @@ namespace {
 
 constexpr std::size_t kSlot = 64;                           // bytes: a CPU's cache line, two GPU sectors
 constexpr long long kMinWs = 2 * kSlot, kMaxWs = 1ll << 34;  // word indices fit 32 bits
-constexpr long long kDefaultLoads = 1 << 18;
+// Without @loads the chase visits every slot once, between 2^18 loads (a small set is
+// walked several times round, far above a launch's cost) and 2^22 (256 MiB of lines, five
+// times the H200's L2, ~1.5 s at HBM latency). A fixed 2^18 visited only 16 MiB of lines
+// of any larger set, and after the warm-up those sat in the L2: a "256 MiB" point measured
+// L2 hits (docs/memory-system.md, "How many loads").
+constexpr long long kMinDefaultLoads = 1 << 18, kMaxDefaultLoads = 1 << 22;
+long long default_loads(long long ws) {
+  return std::clamp(ws / static_cast<long long>(kSlot), kMinDefaultLoads, kMaxDefaultLoads);
+}
 
 // The final index and the sum (mod 2^32) of the indices visited: what a run must match.
 std::pair<std::uint32_t, std::uint32_t> chase(const std::uint32_t* next, std::size_t loads) {
@@ -41,7 +51,7 @@ class PchaseOp final : public Op {
   // "W[@loads=LIST]": working sets in bytes, e.g. 2^12:2^32:*2.
   std::vector<Sizes> parse_sizes(const std::string& token) const override {
     auto [base, sufs] = access::split_suffixes(name(), token);
-    std::vector<long long> loads{kDefaultLoads};
+    std::vector<long long> loads;
     if (sufs.size() > 1 || (sufs.size() == 1 && (sufs[0].first != "loads" || sufs[0].second.empty())))
       throw Error(fmt::format("malformed pchase size '{}': expected a working set in bytes, optionally @loads=LIST",
                               token));
@@ -53,8 +63,9 @@ class PchaseOp final : public Op {
                                 "2^34 bytes",
                                 ws, kSlot, kMinWs));
       out.push_back(Sizes{{"ws", ws}});
+      if (loads.empty()) out.back()["loads"] = default_loads(ws);
     }
-    return access::times(out, "loads", loads);
+    return loads.empty() ? out : access::times(out, "loads", loads);
   }
   std::size_t device_bytes(const Sizes& s, Precision) const override {
     return static_cast<std::size_t>(s.at("ws")) + 8;
