@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <set>
 
 #include "hetbench/device.hpp"
@@ -270,6 +271,13 @@ TEST(CudaBackend, AllVariantsValidate) {
       for (const auto& s : sizes) vsizes.push_back(s + "@exclusive");
     // A pointer chase's working set is whole 64-byte slots, at least two.
     if (v->op == "pchase") vsizes = {"128", "4096+192", "2^20"};
+    // Laid-out records (docs/layouts.md): every shipped layout, at sizes whose host
+    // reference stays quick (nbody's is n^2).
+    if (v->op == "nbody" || v->op == "stencil3d") {
+      vsizes.clear();
+      for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(data_dir("layouts")) / v->op))
+        vsizes.push_back((v->op == "nbody" ? "1,7,1000,4097@" : "1,37x19x5,129x65x33@") + e.path().stem().string());
+    }
     if (dw && v->op != "gemm" && v->op != "spmv")
       for (const auto& s : sizes) vsizes.push_back(s + "@soa");
     std::vector<nlohmann::json> recs;

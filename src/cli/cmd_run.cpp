@@ -91,6 +91,11 @@ void add_run_selectors(CLI::App* sub, RunSelectors& s) {
   sub->add_option("--matrix", s.r.inputs,
                   "spmv: a Matrix Market file or a generator, gen:NAME:k=v,... (repeatable; `hetbench list generators`)");
   sub->add_option("--param", s.params, "NAME=values, e.g. WG=64,128,256 or WG=8:1024:*2 (repeatable)");
+  // A layout is a choice of the problem: kept with the parameters as LAYOUT=..., which
+  // run_spec turns into SIZE@LAYOUT tokens.
+  sub->add_option_function<std::vector<std::string>>(
+      "--layout", [&s](const std::vector<std::string>& v) { for (const auto& l : v) s.params.push_back("LAYOUT=" + l); },
+      "nbody, stencil3d: a layout file (docs/layouts.md) or the name of one shipped in layouts/OP/ (repeatable)");
   sub->add_option("--warmup", s.r.warmup, "untimed runs before timing")->capture_default_str();
   sub->add_flag("--include-transfers", s.r.include_transfers, "time host-device transfers too");
   add_measure(sub, s.m);
@@ -99,13 +104,25 @@ void add_run_selectors(CLI::App* sub, RunSelectors& s) {
 
 RunSpec RunSelectors::run_spec() const {
   RunSpec out = r;
+  std::vector<std::string> layouts;
   out.variants = split_commas(variant);
   out.precisions = parse_precisions(precisions);
   for (const auto& p : params) {
     auto eq = p.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())
       throw Error(fmt::format("malformed --param '{}': expected NAME=values", p));
+    if (p.substr(0, eq) == "LAYOUT") {  // not a kernel parameter: a choice of the problem
+      for (const auto& l : split_commas(p.substr(eq + 1))) layouts.push_back(l);
+      continue;
+    }
     out.params[p.substr(0, eq)] = p.substr(eq + 1);
+  }
+  if (!layouts.empty()) {  // each size with each layout, as SIZE@LAYOUT tokens (docs/layouts.md)
+    std::vector<std::string> sized;
+    for (const auto& tok : out.sizes)
+      for (const auto& l : layouts) sized.push_back(tok + "@" + l);
+    if (out.sizes.empty()) throw Error("--layout and --param LAYOUT=... need a --size to lay out");
+    out.sizes = sized;
   }
   apply_measure(app, m, out);
   return out;

@@ -9,6 +9,7 @@
 #include "engine/interrupt.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/observer.hpp"
+#include "ops/layout_problem.hpp"
 #include "util/stats.hpp"
 
 namespace hetbench {
@@ -205,6 +206,18 @@ void measure_point(Device& dev, const Problem& prob, DeviceBuffers& bufs, const 
   for (const auto& o : observers()) o->timed_end(dev, t);
   // The last timed run is validated too: a race shows up as a result that changes.
   merge(val, op.validate(prob, outputs()));
+  // Records of laid-out data (docs/layouts.md) split their time as Majeti et al. do: the
+  // kernel (the timing) and the rest, one upload of the inputs and download of the
+  // outputs plus the host's layout conversion measured when the problem was built.
+  if (dynamic_cast<const LayoutProblem*>(&prob)) {
+    bufs.prepare_transfers();
+    const double tr = dev.time([&] {
+      bufs.upload_inputs();
+      bufs.download_outputs();
+    });
+    rec.features["transfer_s"] = tr;
+    rec.features["rest_s"] = tr + prob.features.value("layout_convert_s", 0.0);
+  }
   t.seconds = compute_stats(t.samples);
   const Stats& st = rec.timing.emplace(std::move(t)).seconds;
   if (st.median > 0) {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "kernel/kernel_prelude.hpp"
+#include "ops/layout_problem.hpp"
 #include "hetbench/error.hpp"
 
 namespace hetbench {
@@ -98,7 +99,10 @@ std::unique_ptr<Instance> KernelVariant::prepare(Device& dev, const Problem& pro
 
   ProgramSource src;
   src.path = source_path;
-  src.text = kernel_prelude(to_string(backend), prob.prec) + source_text;
+  src.text = kernel_prelude(to_string(backend), prob.prec);
+  // A problem over laid-out records brings its field accessors (docs/layouts.md).
+  if (const auto* lp = dynamic_cast<const LayoutProblem*>(&prob)) src.text += lp->source_prelude;
+  src.text += source_text;
   for (const auto& [k, v] : pv) src.defines.push_back(fmt::format("{}={}", k, v));
   try {
     for (const auto& [name, e] : defines) src.defines.push_back(fmt::format("{}={}", name, eval_int(e, vars)));

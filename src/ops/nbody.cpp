@@ -1,0 +1,127 @@
+// NBODY: all-pairs gravitational accelerations with Plummer softening, the first
+// benchmark of Majeti et al.'s layout study. Records are bodies (fields x, y, z, m) and
+// accelerations (ax, ay, az), each placed by the point's layout (N@LAYOUT; ops/layout_op.hpp):
+//   a_i = sum_j m_j (p_j - p_i) / (|p_j - p_i|^2 + eps^2)^(3/2)
+// 20 flops per interaction (Nyland, Harris and Prins, "Fast N-body simulation with CUDA").
+#include "ops/layout_op.hpp"
+#include "ops/vector_common.hpp"
+
+namespace hetbench {
+
+namespace {
+
+// Softening eps^2 = 1/64: exact in every precision, so every variant adds the same value.
+constexpr double kEps2 = 1.0 / 64;
+// Rounding errors of one interaction term (docs/validation.md, nbody): 26 units.
+constexpr double kTermUnits = 26;
+
+const FieldSet& nbody_fields() {
+  static const FieldSet fs{{"body", {"x", "y", "z", "m"}, false}, {"acc", {"ax", "ay", "az"}, false}};
+  return fs;
+}
+
+std::vector<Sizes> nbody_dims(const std::string& list) {
+  std::vector<Sizes> out;
+  for (long long n : parse_int_list(list, "size")) {
+    if (n < 1) throw Error(fmt::format("size n = {} is impossible: nbody needs n >= 1", n));
+    out.push_back(Sizes{{"n", n}});
+  }
+  return out;
+}
+
+class NbodyProblem final : public LayoutProblem {
+ public:
+  std::vector<std::vector<unsigned char>> body;  // x, y, z, m as arrays of n words
+};
+
+class NbodyOp final : public Op {
+ public:
+  std::string name() const override { return "nbody"; }
+  std::string description() const override {
+    return "all-pairs N-body accelerations with softening; records placed by a layout file (SIZE@LAYOUT)";
+  }
+  const OpSignature& signature() const override {
+    static const OpSignature sig{{{"body"},
+                                  {"acc", true, Elem::Real, Access::Out},
+                                  {"eps2", false},
+                                  {"n", false, Elem::Int}},
+                                 {Axis::dimension("n", "bodies")}};
+    return sig;
+  }
+  std::vector<Sizes> parse_sizes(const std::string& spec) const override {
+    return parse_layout_sizes("nbody", nbody_fields(), spec, nbody_dims);
+  }
+  std::size_t device_bytes(const Sizes& s, Precision p) const override {
+    return static_cast<std::size_t>(s.at("n") + 64) * 7 * info(p).bytes;
+  }
+  std::string device_fit(const Sizes& s, Precision p, const DeviceInfo& di) const override {
+    return scratch_fit(layout_of("nbody", nbody_fields(), s), p, di);
+  }
+  std::unique_ptr<Problem> build_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
+    auto prob = new_problem<NbodyProblem>(s, p);
+    const auto n = static_cast<std::size_t>(s.at("n"));
+    prob->layout = layout_of("nbody", nbody_fields(), s);
+    with_real(p, [&]<class T>() {
+      prob->body = place_records<T>(*prob, nbody_fields(), n, seed, {"m"});  // masses are positive
+      return 0;
+    });
+    prob->scalars.push_back({"eps2", false, kEps2});
+    prob->scalars.push_back({"n", true, static_cast<double>(n)});
+    prob->flops = 20.0 * static_cast<double>(n) * static_cast<double>(n);
+    prob->min_bytes = 7.0 * static_cast<double>(n) * info(p).bytes;
+    prob->features["interactions"] = static_cast<double>(n) * static_cast<double>(n);
+    return prob;
+  }
+  Validation validate(const Problem& base, const Outputs& out) const override {
+    const auto& prob = static_cast<const NbodyProblem&>(base);
+    return with_real(prob.prec, [&]<class T>() {
+      using R = ref_t<T>;
+      const auto n = static_cast<std::size_t>(prob.sizes.at("n"));
+      const auto& ol = prob.layout.operand("acc");
+      std::vector<std::vector<T>> got(3, std::vector<T>(n));
+      const char* names[3] = {"ax", "ay", "az"};
+      for (int c = 0; c < 3; ++c)
+        gather_field(ol, names[c], n, sizeof(T), output(out, "acc").data(), reinterpret_cast<unsigned char*>(got[c].data()));
+      const T* p[4];
+      for (int f = 0; f < 4; ++f) p[f] = typed<T>(prob.body[f]);
+      // Reference and bound per body: sum of the terms in R, and gamma_{n+26} * sum |term|.
+      std::vector<R> ref(3 * n), mag(3 * n);
+#pragma omp parallel for if (n > 256)
+      for (std::size_t i = 0; i < n; ++i) {
+        R a[3] = {0, 0, 0}, s[3] = {0, 0, 0};
+        for (std::size_t j = 0; j < n; ++j) {
+          const R d[3] = {R(p[0][j]) - R(p[0][i]), R(p[1][j]) - R(p[1][i]), R(p[2][j]) - R(p[2][i])};
+          const R r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + R(kEps2);
+          const R w = R(p[3][j]) / (r2 * std::sqrt(r2));
+          for (int c = 0; c < 3; ++c) {
+            a[c] += w * d[c];
+            s[c] += std::fabs(w * d[c]);
+          }
+        }
+        for (int c = 0; c < 3; ++c) {
+          ref[3 * i + c] = a[c];
+          mag[3 * i + c] = s[c];
+        }
+      }
+      const double u = info(prob.prec).u;
+      const long double g = gamma_n(static_cast<double>(n) + kTermUnits, u) + gamma_n(static_cast<double>(n) + kTermUnits, ref_u<T>());
+      auto v = check_each(
+          3 * n,
+          [&](std::size_t k) {
+            const T o = got[k % 3][k / 3];
+            if (is_poison(o)) return ElementError{ElementError::unwritten};
+            if (std::isnan(o)) return ElementError{ElementError::nan};
+            const long double r = ref[k];
+            return ElementError{ElementError::ok, std::fabs(static_cast<long double>(o) - r), r};
+          },
+          [&](std::size_t k) { return g * static_cast<long double>(mag[k]); });
+      v.bound = "gamma_{n+26} * sum_j |m_j d_ij / (r_ij^2 + eps^2)^(3/2)| per component (26: one term's roundings, rsqrt 2 ulp)";
+      return v;
+    });
+  }
+};
+
+OpRegistrar<NbodyOp> reg;
+
+}  // namespace
+}  // namespace hetbench
