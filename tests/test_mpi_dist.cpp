@@ -15,11 +15,11 @@ namespace {
 nlohmann::json dist(int np, const std::string& args, int expect = 0) {
   auto r = run_mpi(np, "dist " + args);
   EXPECT_EQ(r.status, expect) << r.output;
-  const auto at = r.output.find("{\n");
-  if (expect != 0 || at == std::string::npos) return {{"output", r.output}};
-  // The JSON object, then rank 0's summary line on stderr.
-  const auto end = r.output.find("\n}", at);
-  return nlohmann::json::parse(r.output.substr(at, end + 2 - at));
+  // The JSON object is one line of rank 0's stdout.
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);)
+    if (expect == 0 && line.rfind("{\"", 0) == 0) return nlohmann::json::parse(line);
+  return {{"output", r.output}};
 }
 
 void expect_valid(const nlohmann::json& j, int np) {

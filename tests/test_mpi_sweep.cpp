@@ -34,6 +34,8 @@ std::set<std::string> identities(const fs::path& dir) {
   return out;
 }
 
+}  // namespace
+
 TEST(MpiSweep, ShardedSweepRecordsTheSinglePointSet) {
   HETBENCH_REQUIRE_MPI();
   TempDir tmp;

@@ -60,7 +60,8 @@ Command add_dist(CLI::App& app) {
               throw Error(e.what());
             }
             if (j.is_null()) return 0;
-            fmt::print("{}\n", j.dump(2));
+            fmt::print("{}\n", j.dump());  // one line: a single write, not interleaved with other ranks' stderr
+            std::fflush(stdout);
             const bool ok = j["validation"]["passed"].get<bool>();
             fmt::print(stderr, "hetbench: dist {} over {} ranks: validation {} (max error/bound {:.3g}), median {:.3g} s\n",
                        d.op, j["ranks"].get<int>(), ok ? "passed" : "FAILED", j["validation"]["max_ratio"].get<double>(),
