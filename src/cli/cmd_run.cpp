@@ -198,7 +198,7 @@ Command add_sweep(CLI::App& app, const std::string& command_line) {
               e.command_line = command_line;
               apply(*c, e, sub->count("--seed") > 0);
               iso->apply(sub, e);
-              return run_experiment(e);
+              return sweep_experiment(e);
             }
             // The recorded experiment decides everything that shapes the points.
             if (!path->empty())
@@ -215,7 +215,7 @@ Command add_sweep(CLI::App& app, const std::string& command_line) {
             // A `run --kernel` experiment: its GEMMbench entries become variants again.
             if (e.spec.contains("gemmbench") && !e.runs.empty())
               load_foreign_kernels(e.runs[0].op, e.spec["gemmbench"].get<std::string>());
-            return run_experiment(e, nullptr, resume.get());
+            return sweep_experiment(e, resume.get());
           }};
 }
 

@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "engine/resume.hpp"
 #include "engine/spec.hpp"
 
 namespace hetbench::cli {
@@ -50,6 +51,16 @@ class StoredExperiments {
   std::string store_;
   std::string scratch_;
 };
+
+// MPI (cli/mpi_launch.cpp, docs/mpi.md). The rank count the launcher (mpirun, srun) gave
+// this process, 1 when none; `var` receives the variable that said so.
+int launcher_ranks(std::string* var);
+// Throws Error naming `what` when this build has no MPI layer.
+void require_mpi(const std::string& what);
+// run_experiment, sharded over the ranks when started as one of several (mpirun -np N).
+int sweep_experiment(const Experiment& e, const ResumeOptions* resume = nullptr);
+
+Command add_dist(CLI::App& app);  // cli/cmd_dist.cpp
 
 // --isolate / --no-isolate and --point-timeout (docs/isolation.md).
 struct Isolation {

@@ -119,6 +119,7 @@ ExperimentWriter::ExperimentWriter(Reopen, const fs::path& dir) : dir_(dir) {
   open_files("a");
   for (const auto& r : records) write_all(csv_, csv_row(r) + "\n", dir_ / "results.csv");
   experiment_["status"] = "running";
+  experiment_.erase("unfinished");  // a sharded sweep's (docs/mpi.md): this session measures them
   experiment_.erase("end_time");
   // An experiment.json edited by hand may hold anything under "resumed": push_back on a
   // non-array would throw nlohmann's type_error.

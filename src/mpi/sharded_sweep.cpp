@@ -1,0 +1,329 @@
+#include "mpi/sharded_sweep.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include <mpi.h>
+#include <fmt/format.h>
+
+#include "engine/interrupt.hpp"
+#include "engine/plan.hpp"
+#include "engine/point_executor.hpp"
+#include "engine/provenance.hpp"
+#include "engine/report.hpp"
+#include "engine/results.hpp"
+#include "hetbench/error.hpp"
+#include "hetbench/record.hpp"
+#include "mpi/shard.hpp"
+#include "mpi/world.hpp"
+#include "tuning/db.hpp"
+
+namespace hetbench::mpi {
+
+namespace {
+
+enum Tag { kAssign = 1, kRecord, kDone, kFailed };
+
+struct Planned {
+  std::string db_path;
+  Plan plan;
+};
+
+Planned plan_here(const Experiment& e) {
+  Planned p;
+  p.db_path = tuning::resolve_db_path(e.db);
+  const auto db = p.db_path.empty() ? nullptr : tuning::TuningDb::open_if_exists(p.db_path);
+  if (!db) p.db_path.clear();
+  p.plan = plan_experiment(e, db.get());
+  return p;
+}
+
+void send(const std::string& s, Tag tag) {
+  MPI_Send(s.data(), static_cast<int>(s.size()), MPI_CHAR, 0, tag, MPI_COMM_WORLD);
+}
+
+nlohmann::json measured(PointExecutor& ex, const Plan& plan, std::size_t i, const MpiWorld& w) {
+  auto j = to_json(ex.measure(static_cast<int>(i), plan.points[i]));
+  j["rank"] = w.rank();
+  j["host"] = w.host();
+  return j;
+}
+
+// Rank 0's own share, measured beside the loop that receives and writes everyone's records,
+// so that a rank that dies is noticed while rank 0 is still measuring.
+struct OwnShare {
+  std::mutex m;
+  std::deque<nlohmann::json> records;
+  std::string failure;
+  std::atomic<bool> done{false};
+};
+
+// Rank 0: the checks every rank's plan must pass, the folder, and the points dealt out.
+// Returns "" and the shares, or the one message that stops every rank.
+struct Setup {
+  std::string verdict;
+  std::vector<std::vector<std::size_t>> shares;
+  std::unique_ptr<ExperimentWriter> writer;
+  std::unique_ptr<ExperimentLock> lock;
+  ResumeState state;
+};
+
+void setup_root(Setup& s, const Experiment& e, const Planned* p, const std::string& own_error,
+                const std::vector<std::string>& reports, const ResumeOptions* resume) {
+  std::vector<RankPlace> places;
+  std::vector<std::string> problems;
+  nlohmann::json hosts = nlohmann::json::array();
+  for (std::size_t r = 0; r < reports.size(); ++r) {
+    const auto j = nlohmann::json::parse(reports[r]);
+    places.push_back({j["local_rank"].get<int>(), j["local_size"].get<int>()});
+    hosts.push_back(j["host"]);
+    const std::string where = fmt::format("rank {} on host {}", r, j["host"].get<std::string>());
+    if (!j["error"].get<std::string>().empty())
+      problems.push_back(fmt::format("{}: {}", where, j["error"].get<std::string>()));
+    else if (p && (j["points"] != p->plan.points.size() || j["digest"] != plan_digest(p->plan, e.seed)))
+      problems.push_back(fmt::format("{} planned another sweep ({} points, rank 0 {}): its devices differ from rank "
+                                     "0's; give --device selectors or a spec that names devices every host has",
+                                     where, j["points"].get<std::size_t>(), p->plan.points.size()));
+  }
+  if (!problems.empty() || !p) {
+    s.verdict = problems.empty() ? own_error : fmt::format("sweep under MPI: {}", fmt::join(problems, "; "));
+    return;
+  }
+  const Plan& plan = p->plan;
+  if (resume) {
+    s.lock = std::make_unique<ExperimentLock>(resume->dir);
+    s.state = match_records(plan, e.seed, read_results(resume->dir), *resume);
+  }
+  s.state.finished.resize(plan.points.size());
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < plan.points.size(); ++i)
+    if (!s.state.finished[i]) todo.push_back(i);
+  if (todo.size() < reports.size()) {
+    s.verdict = fmt::format("sweep under MPI: {} ranks for {} points to measure: every rank needs at least one; run "
+                            "with at most {} ranks (mpirun -np {})",
+                            reports.size(), todo.size(), std::max<std::size_t>(todo.size(), 1), todo.size());
+    return;
+  }
+  s.shares = assign_points(plan, todo, places);
+  if (resume) {
+    s.writer = std::make_unique<ExperimentWriter>(ExperimentWriter::Reopen{}, resume->dir);
+    if (s.state.retried) s.writer->replace_records(s.state.kept);
+  } else {
+    auto ej = experiment_json(e, plan);
+    ej["tuning_db"] = p->db_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(p->db_path);
+    ej["mpi"] = {{"ranks", reports.size()}, {"hosts", hosts}};
+    s.writer = std::make_unique<ExperimentWriter>(e.out_root, e.name, ej);
+    s.lock = std::make_unique<ExperimentLock>(s.writer->dir());
+  }
+}
+
+std::vector<std::size_t> receive_share() {
+  MPI_Status st;
+  MPI_Probe(0, kAssign, MPI_COMM_WORLD, &st);
+  int n = 0;
+  MPI_Get_count(&st, MPI_UNSIGNED_LONG_LONG, &n);
+  std::vector<unsigned long long> v(n);
+  MPI_Recv(v.data(), n, MPI_UNSIGNED_LONG_LONG, 0, kAssign, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  return {v.begin(), v.end()};
+}
+
+int run_other_rank(MpiWorld& w, const Experiment& e, const Plan& plan, const std::string& db_path) {
+  const auto share = receive_share();
+  InterruptGuard guard;
+  try {
+    const auto ex = make_point_executor(e, plan, db_path);
+    for (std::size_t i : share) {
+      if (interrupted()) break;
+      send(measured(*ex, plan, i, w).dump(), kRecord);
+    }
+  } catch (const std::exception& x) {
+    send(x.what(), kFailed);
+    return 1;
+  }
+  if (interrupted()) {  // mpirun ends the job: rank 0 records what arrived
+    w.abandon();
+    return 130;
+  }
+  send("", kDone);
+  return 0;
+}
+
+void print_unfinished(const std::vector<std::string>& lines) {
+  for (const auto& l : lines) fmt::print(stderr, "hetbench: {}\n", l);
+}
+
+// Rank 0: measures its share on a thread of its own while this loop receives every rank's
+// records and writes them as they come, until every rank is done, failed or lost.
+int gather_and_write(MpiWorld& w, const Experiment& e, const Plan& plan, const std::string& db_path, Setup& s,
+                     bool resumed) {
+  auto& finished = s.state.finished;
+  std::size_t done = 0;
+  int failed = 0, errors = 0;
+  auto count = [&](const nlohmann::json& j) {
+    const std::string st = j.value("status", "");
+    failed += st == "failed";
+    errors += st != "ok" && st != "failed" && st != "skipped";
+    ++done;
+  };
+  for (const auto& f : finished)
+    if (f) count(*f);
+  fmt::print(stderr, "hetbench: {} {} over {} ranks: {} of {} points finished\n", resumed ? "resuming" : "recording in",
+             s.writer->dir().string(), w.size(), done, plan.points.size());
+  for (const auto& why : plan.left_out) fmt::print(stderr, "hetbench: {}\n", why);
+
+  InterruptGuard guard;
+  OwnShare own;
+  std::thread worker([&] {
+    try {
+      const auto ex = make_point_executor(e, plan, db_path);
+      for (std::size_t i : s.shares[0]) {
+        if (interrupted()) break;
+        auto j = measured(*ex, plan, i, w);
+        std::lock_guard<std::mutex> l(own.m);
+        own.records.push_back(std::move(j));
+      }
+    } catch (const std::exception& x) {
+      std::lock_guard<std::mutex> l(own.m);
+      own.failure = x.what();
+    }
+    own.done = true;
+  });
+  enum class State { running, done, failed };
+  std::vector<State> state(w.size(), State::running);
+  std::vector<std::string> why(w.size());
+  bool lost = false;
+  auto take = [&](nlohmann::json j) {
+    const auto i = j["point"].get<std::size_t>();
+    s.writer->append(j);
+    count(j);
+    print_progress(j);
+    finished[i] = std::move(j);
+  };
+  while (!lost && !interrupted()) {
+    {
+      std::lock_guard<std::mutex> l(own.m);
+      for (; !own.records.empty(); own.records.pop_front()) take(std::move(own.records.front()));
+      if (own.done && state[0] == State::running) {
+        state[0] = own.failure.empty() ? State::done : State::failed;
+        why[0] = own.failure;
+      }
+    }
+    int flag = 0;
+    MPI_Status st;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS) {
+      lost = true;
+      break;
+    }
+    if (flag) {
+      int n = 0;
+      MPI_Get_count(&st, MPI_CHAR, &n);
+      std::string buf(n, '\0');
+      if (MPI_Recv(buf.data(), n, MPI_CHAR, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
+          MPI_SUCCESS) {
+        lost = true;
+        break;
+      }
+      if (st.MPI_TAG == kRecord) take(nlohmann::json::parse(buf));
+      else if (st.MPI_TAG == kDone) state[st.MPI_SOURCE] = State::done;
+      else state[st.MPI_SOURCE] = State::failed, why[st.MPI_SOURCE] = buf;
+      continue;
+    }
+    if (std::none_of(state.begin(), state.end(), [](State x) { return x == State::running; })) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  const bool stopped = lost || interrupted();
+  // The points dealt out and not recorded, each by name and with why.
+  std::vector<std::string> lines;
+  nlohmann::json unfinished = nlohmann::json::array();
+  for (int r = 0; r < w.size(); ++r) {
+    const std::string cause = state[r] == State::failed ? fmt::format("rank {} failed: {}", r, why[r])
+                              : stopped ? fmt::format("the job ended before rank {} finished (a rank died, or a signal)", r)
+                                        : fmt::format("rank {} ended without it", r);
+    for (std::size_t i : s.shares[r])
+      if (!finished[i]) {
+        lines.push_back(fmt::format("{} not measured: {}", point_name(plan, i, e.seed), cause));
+        unfinished.push_back({{"point", i}, {"rank", r}, {"reason", cause}});
+      }
+  }
+  std::vector<nlohmann::json> records;
+  for (auto& f : finished)
+    if (f) records.push_back(*f);
+  std::sort(records.begin(), records.end(),
+            [](const auto& a, const auto& b) { return a["point"].template get<int>() < b["point"].template get<int>(); });
+  // In point order, as one process writes them (a kill between the two leaves them in arrival order).
+  if (!stopped) s.writer->replace_records(records);
+  const std::string status = stopped ? "interrupted" : unfinished.empty() ? "complete" : "incomplete";
+  s.writer->finish({{"status", status},
+                    {"points", records.size()},
+                    {"planned", plan.points.size()},
+                    {"failed", failed},
+                    {"errors", errors},
+                    {"unfinished", unfinished}});
+  print_unfinished(lines);
+  if (!unfinished.empty())
+    fmt::print(stderr, "hetbench: {} points not measured; `hetbench sweep --resume {}` measures them\n",
+               unfinished.size(), s.writer->dir().string());
+  if (stopped) {
+    // A peer is gone (or mpirun is ending the job): the measuring thread may be inside a
+    // point and MPI_Finalize would wait for the dead; everything is on disk.
+    std::fflush(stdout);
+    std::fflush(stderr);
+    ::_exit(130);
+  }
+  worker.join();
+  print_report(records, e.format, e.best_only);
+  fmt::print(stderr, "hetbench: {} points, {} failed validation, {} errors{}; results in {}\n", records.size(), failed,
+             errors, unfinished.empty() ? "" : fmt::format(", {} not measured", unfinished.size()),
+             s.writer->dir().string());
+  return failed || errors || !unfinished.empty() ? 1 : 0;
+}
+
+}  // namespace
+
+int run_sharded_experiment(Experiment e, const ResumeOptions* resume) {
+  MpiWorld w;
+  unsigned long long seed = e.seed;
+  MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+  e.seed = seed;
+  std::unique_ptr<Planned> planned;
+  std::string error;
+  try {
+    planned = std::make_unique<Planned>(plan_here(e));
+  } catch (const std::exception& x) {
+    error = x.what();
+  }
+  nlohmann::json report = {{"host", w.host()}, {"local_rank", w.local_rank()}, {"local_size", w.local_size()},
+                           {"error", error}};
+  if (planned) report["points"] = planned->plan.points.size(), report["digest"] = plan_digest(planned->plan, e.seed);
+  const auto reports = w.gather(report.dump());
+  Setup s;
+  if (w.rank() == 0) {
+    try {
+      setup_root(s, e, planned.get(), error, reports, resume);
+    } catch (const Error& x) {
+      s.verdict = x.what();
+    }
+  }
+  const std::string verdict = w.broadcast(s.verdict);
+  if (!verdict.empty()) {
+    if (w.rank() == 0) throw Error(verdict);
+    return 2;
+  }
+  const Plan& plan = planned->plan;
+  if (w.rank() != 0) return run_other_rank(w, e, plan, planned->db_path);
+
+  for (int r = 1; r < w.size(); ++r) {
+    std::vector<unsigned long long> v(s.shares[r].begin(), s.shares[r].end());
+    MPI_Send(v.data(), static_cast<int>(v.size()), MPI_UNSIGNED_LONG_LONG, r, kAssign, MPI_COMM_WORLD);
+  }
+  return gather_and_write(w, e, plan, planned->db_path, s, resume != nullptr);
+}
+
+}  // namespace hetbench::mpi

@@ -1,0 +1,163 @@
+// `mpirun -np N hetbench sweep` (docs/mpi.md) on the host and PoCL: the sharded sweep
+// records the same points as one process, measured by every rank; more ranks than points
+// and a rank without its device are one clear error each; a rank killed mid-sweep costs
+// its unfinished points, which rank 0 names and records, and --resume measures them.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include "test_mpi_util.hpp"
+#include "util/json_file.hpp"
+
+using namespace hetbench::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+// dot and axpy on the host (two variants) and on PoCL: 14 points in all.
+const char* kSpec = R"({"name": "shard", "reps": 2, "warmup": 0,
+  "runs": [{"op": "dot", "devices": "host", "variants": ["loop", "omp"], "precisions": ["S", "D"], "sizes": ["1000", "30001"]},
+           {"op": "axpy", "devices": "opencl", "precisions": ["D"], "sizes": ["1000", "4097"]},
+           {"op": "axpy", "devices": "host", "variants": ["loop"], "precisions": ["S", "D"], "sizes": ["777"]}]})";
+
+std::set<std::string> identities(const fs::path& dir) {
+  std::set<std::string> out;
+  for (const auto& r : hetbench::read_results(dir)) {
+    EXPECT_EQ(r["status"], "ok") << r.dump();
+    out.insert(r["point"].dump() + " " + r.value("variant_id", "") + " " + r.value("device", "") + " " +
+               r.value("precision", "") + " " + r["sizes"].dump() + " " + r["params"].dump());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(MpiSweep, ShardedSweepRecordsTheSinglePointSet) {
+  HETBENCH_REQUIRE_MPI();
+  TempDir tmp;
+  write_text(tmp.path() / "spec.json", kSpec);
+  const std::string spec = (tmp.path() / "spec.json").string();
+  auto one = run_hetbench("sweep " + spec + " --seed 11 --no-db --format json --out " + tmp.str() + "/one");
+  ASSERT_EQ(one.status, 0) << one.output;
+  const auto single = identities(only_experiment(tmp.path() / "one"));
+  ASSERT_GE(single.size(), 10u);
+  for (int np : {2, 3}) {
+    const std::string out = tmp.str() + "/np" + std::to_string(np);
+    auto r = run_mpi(np, "sweep " + spec + " --seed 11 --no-db --format json --out " + out);
+    ASSERT_EQ(r.status, 0) << r.output;
+    const auto dir = only_experiment(out);
+    EXPECT_EQ(identities(dir), single) << "np " << np;
+    std::set<int> ranks;
+    int last = -1;
+    for (const auto& rec : hetbench::read_results(dir)) {
+      ranks.insert(rec["rank"].get<int>());
+      EXPECT_FALSE(rec["host"].get<std::string>().empty());
+      EXPECT_GT(rec["point"].get<int>(), last) << "records in point order";
+      last = rec["point"].get<int>();
+    }
+    EXPECT_EQ(ranks.size(), static_cast<std::size_t>(np)) << "every rank measured";
+    const auto exp = hetbench::read_json_file((dir / "experiment.json").string());
+    EXPECT_EQ(exp["status"], "complete");
+    EXPECT_EQ(exp["mpi"]["ranks"], np);
+    EXPECT_TRUE(exp["unfinished"].empty());
+  }
+}
+
+TEST(MpiSweep, MoreRanksThanPointsIsOneError) {
+  HETBENCH_REQUIRE_MPI();
+  TempDir tmp;
+  write_text(tmp.path() / "two.json", R"({"runs": [{"op": "dot", "devices": "host", "variants": ["loop"],
+    "precisions": ["D"], "sizes": ["1000", "2000"]}]})");
+  auto r = run_mpi(3, "sweep " + (tmp.path() / "two.json").string() + " --no-db --out " + tmp.str() + "/x");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.output.find("3 ranks for 2 points to measure"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(tmp.path() / "x")) << "nothing written";
+}
+
+TEST(MpiSweep, RankWithoutItsDeviceIsOneError) {
+  HETBENCH_REQUIRE_MPI();
+  TempDir tmp;
+  write_text(tmp.path() / "s.json", R"({"runs": [{"op": "dot", "devices": "opencl:9:9", "precisions": ["D"], "sizes": ["1000"]}]})");
+  auto r = run_mpi(2, "sweep " + (tmp.path() / "s.json").string() + " --no-db --out " + tmp.str() + "/x");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("rank 1 on host"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("opencl:9:9"), std::string::npos) << r.output;
+}
+
+namespace {
+
+// The pid of the `hetbench sweep` process of MPI rank `rank` whose command line names `marker`.
+pid_t rank_pid(int rank, const std::string& marker) {
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream env(e.path() / "environ"), cmd(e.path() / "cmdline");
+    std::stringstream es, cs;
+    es << env.rdbuf();
+    cs << cmd.rdbuf();
+    std::string args = cs.str();
+    for (auto& c : args) c = c == '\0' ? ' ' : c;
+    if (args.find(" sweep ") != std::string::npos && args.find(marker) != std::string::npos &&
+        es.str().find(std::string("OMPI_COMM_WORLD_RANK=") + std::to_string(rank) + '\0') != std::string::npos)
+      return std::stoi(name);
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST(MpiSweep, KilledRankPointsAreNamedAndResumed) {
+  HETBENCH_REQUIRE_MPI();
+  TempDir tmp;
+  // Points of at least 0.2 s each, so that rank 1 is killed mid-sweep.
+  write_text(tmp.path() / "slow.json", R"({"name": "slow", "warmup": 0, "min_time": 0.2, "timeout": 0.3, "max_noise": 0.001,
+    "runs": [{"op": "dot", "devices": "host", "variants": ["loop", "omp"], "precisions": ["S", "D"],
+              "sizes": ["1000", "2000", "3000", "4000"]}]})");
+  const std::string out = tmp.str() + "/out";
+  const std::string cmd = mpirun_prefix(2) + HETBENCH_BINARY + " sweep " + (tmp.path() / "slow.json").string() +
+                          " --seed 3 --no-db --out " + out + " > " + tmp.str() + "/log.txt 2>&1";
+  pid_t job = fork();
+  if (job == 0) {
+    setpgid(0, 0);
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  pid_t victim = -1;
+  for (int i = 0; i < 600 && victim < 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!fs::exists(out) || fs::is_empty(out)) continue;
+    const auto dir = only_experiment(out);
+    if (fs::exists(dir / "results.jsonl") && hetbench::read_results(dir).size() >= 2) victim = rank_pid(1, out);
+  }
+  ASSERT_GT(victim, 0) << "rank 1 not found";
+  kill(victim, SIGKILL);
+  int st = 0;
+  waitpid(job, &st, 0);
+  std::ifstream lf(tmp.path() / "log.txt");
+  std::stringstream log;
+  log << lf.rdbuf();
+  const auto dir = only_experiment(out);
+  const auto exp = hetbench::read_json_file((dir / "experiment.json").string());
+  EXPECT_EQ(exp["status"], "interrupted") << log.str();
+  const auto recs = hetbench::read_results(dir);
+  std::set<int> seen;
+  for (const auto& r : recs) seen.insert(r["point"].get<int>());
+  bool rank1 = false;
+  for (const auto& u : exp["unfinished"]) {
+    EXPECT_TRUE(seen.insert(u["point"].get<int>()).second) << "recorded and unfinished: " << u.dump();
+    rank1 |= u["rank"] == 1;
+    EXPECT_NE(log.str().find("point " + u["point"].dump() + " ("), std::string::npos) << log.str();
+  }
+  EXPECT_TRUE(rank1) << exp.dump(2);
+  EXPECT_EQ(seen.size(), 16u) << "every planned point is recorded or named: " << exp.dump(2);
+  EXPECT_NE(log.str().find("not measured"), std::string::npos) << log.str();
+  // One process finishes what the dead rank left.
+  auto r = run_hetbench("sweep --resume " + dir.string() + " --format json");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(hetbench::read_results(dir).size(), 16u);
+  EXPECT_EQ(hetbench::read_json_file((dir / "experiment.json").string())["status"], "complete");
+}
