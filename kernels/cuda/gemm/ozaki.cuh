@@ -6,7 +6,9 @@
 //
 // Layouts: A as rows (m x kp) and B as columns (n x kp), both contiguous along k and
 // zero-padded to kp (a multiple of 16), so that every product is cuBLAS's "TN" GEMM;
-// a product P is row-major m x n (cuBLAS's column-major n x m).
+// a product P is row-major m x n (cuBLAS's column-major n x m). The slice kernels write
+// `rows` rows of which the first `valid` come from X (the rest zero), so that the
+// INT8 and half-precision GEMMs get dimensions in multiples of 16.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -59,14 +61,15 @@ __global__ void exponents(const double* X, int k, int* e) {
 
 // Scheme I: slices t = 0..s-1 of `bits` bits as FP16 (type 0) or BF16 (type 1), exact:
 // integers below 2^bits <= 2^11 (FP16) or 2^8 (BF16). out[t][r * kp + p].
-__global__ void fixed_slices(const double* X, const int* e, int rows, int k, int kp, int bits, int s, int type,
-                             void* out) {
+__global__ void fixed_slices(const double* X, const int* e, int rows, int valid, int k, int kp, int bits, int s,
+                             int type, void* out) {
   const unsigned long long total = static_cast<unsigned long long>(rows) * kp;
   for (unsigned long long x = blockIdx.x * 1ull * blockDim.x + threadIdx.x; x < total; x += gridDim.x * 1ull * blockDim.x) {
     const int r = static_cast<int>(x / kp), p = static_cast<int>(x % kp);
-    const double v = p < k ? X[static_cast<unsigned long long>(r) * k + p] : 0.0;
+    const bool in = p < k && r < valid;
+    const double v = in ? X[static_cast<unsigned long long>(r) * k + p] : 0.0;
     for (int t = 0; t < s; ++t) {
-      const float d = static_cast<float>(oz::fixed_slice(v, e[r], bits, t));
+      const float d = in ? static_cast<float>(oz::fixed_slice(v, e[r], bits, t)) : 0.0f;
       if (type == 0) static_cast<__half*>(out)[t * total + x] = __float2half_rn(d);
       else static_cast<__nv_bfloat16*>(out)[t * total + x] = __float2bfloat16_rn(d);
     }
@@ -74,12 +77,13 @@ __global__ void fixed_slices(const double* X, const int* e, int rows, int k, int
 }
 
 // Scheme II: balanced residues of the P-bit integers modulo mod[l], out[l][r * kp + p].
-__global__ void residues(const double* X, const int* e, int rows, int k, int kp, int P, int L, const int* mod,
-                         signed char* out) {
+__global__ void residues(const double* X, const int* e, int rows, int valid, int k, int kp, int P, int L,
+                         const int* mod, signed char* out) {
   const unsigned long long total = static_cast<unsigned long long>(rows) * kp;
   for (unsigned long long x = blockIdx.x * 1ull * blockDim.x + threadIdx.x; x < total; x += gridDim.x * 1ull * blockDim.x) {
     const int r = static_cast<int>(x / kp), p = static_cast<int>(x % kp);
-    const double v = p < k ? oz::crt_integer(X[static_cast<unsigned long long>(r) * k + p], e[r], P) : 0.0;
+    const double v =
+        p < k && r < valid ? oz::crt_integer(X[static_cast<unsigned long long>(r) * k + p], e[r], P) : 0.0;
     for (int l = 0; l < L; ++l) out[l * total + x] = static_cast<signed char>(oz::crt_residue(v, mod[l]));
   }
 }

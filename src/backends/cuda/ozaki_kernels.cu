@@ -25,13 +25,13 @@ void gather(const void* src, int kind, unsigned long long count, double* dst, in
 void exponents(const double* X, int rows, int k, int* e, cudaStream_t s) {
   ozk::exponents<<<rows, 256, 0, s>>>(X, k, e);
 }
-void fixed_slices(const double* X, const int* e, int rows, int k, int kp, int bits, int slices, int type, void* o,
-                  cudaStream_t s) {
-  ozk::fixed_slices<<<blocks(1ull * rows * kp), 256, 0, s>>>(X, e, rows, k, kp, bits, slices, type, o);
+void fixed_slices(const double* X, const int* e, int rows, int valid, int k, int kp, int bits, int slices, int type,
+                  void* o, cudaStream_t s) {
+  ozk::fixed_slices<<<blocks(1ull * rows * kp), 256, 0, s>>>(X, e, rows, valid, k, kp, bits, slices, type, o);
 }
-void residues(const double* X, const int* e, int rows, int k, int kp, int P, int L, const int* mod, signed char* o,
-              cudaStream_t s) {
-  ozk::residues<<<blocks(1ull * rows * kp), 256, 0, s>>>(X, e, rows, k, kp, P, L, mod, o);
+void residues(const double* X, const int* e, int rows, int valid, int k, int kp, int P, int L, const int* mod,
+              signed char* o, cudaStream_t s) {
+  ozk::residues<<<blocks(1ull * rows * kp), 256, 0, s>>>(X, e, rows, valid, k, kp, P, L, mod, o);
 }
 void split_terms(const double* X, int rows, int k, int kp, int bits, int slices, int type, void* o, cudaStream_t s) {
   ozk::split_terms<<<blocks(1ull * rows * kp), 256, 0, s>>>(X, rows, k, kp, bits, slices, type, o);

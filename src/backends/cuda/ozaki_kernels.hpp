@@ -17,10 +17,10 @@ struct Out {
 void gather(const void* src, int kind, unsigned long long count, double* dst, int rows, int k, long long sr,
             long long sp, cudaStream_t s);
 void exponents(const double* X, int rows, int k, int* e, cudaStream_t s);
-void fixed_slices(const double* X, const int* e, int rows, int k, int kp, int bits, int slices, int type, void* out,
-                  cudaStream_t s);
-void residues(const double* X, const int* e, int rows, int k, int kp, int P, int L, const int* mod, signed char* out,
-              cudaStream_t s);
+void fixed_slices(const double* X, const int* e, int rows, int valid, int k, int kp, int bits, int slices, int type,
+                  void* out, cudaStream_t s);
+void residues(const double* X, const int* e, int rows, int valid, int k, int kp, int P, int L, const int* mod,
+              signed char* out, cudaStream_t s);
 void split_terms(const double* X, int rows, int k, int kp, int bits, int slices, int type, void* out, cudaStream_t s);
 void accumulate(const float* P, unsigned long long count, int shift, double* acc, cudaStream_t s);
 void finish_fixed(const double* acc, const int* ea, const int* eb, int m, int n, int ld, const Out& o, cudaStream_t s);

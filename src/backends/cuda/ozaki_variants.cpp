@@ -67,7 +67,7 @@ struct SchemeCall : CudaCall {
   PhaseLog phases;
   Scheme scheme;
   std::string report;
-  int m = 0, n = 0, k = 0, kp = 0, np = 0;  // kp, np: k and n padded to 16
+  int m = 0, n = 0, k = 0, kp = 0, mp = 0, np = 0;  // kp, mp, np: k, m, n padded to 16
   std::vector<int> mod, inv;
   std::vector<std::unique_ptr<Buffer>> scratch;
   void *A64 = nullptr, *B64 = nullptr, *sa = nullptr, *sb = nullptr, *prod = nullptr, *acc = nullptr;
@@ -93,7 +93,9 @@ void setup_common(SchemeCall& c, bool need_exponents) {
   c.n = c.int_size("n");
   c.k = c.int_size("k");
   c.kp = (c.k + 15) / 16 * 16;
-  // Products are m x np: INT8 GEMMs want leading dimensions in multiples of 4.
+  // Schemes I and II multiply mp x kp by kp x np slices into mp x np products: INT8
+  // (and fast half-precision) GEMMs want dimensions in multiples of 4 or more.
+  c.mp = (c.m + 15) / 16 * 16;
   c.np = (c.n + 15) / 16 * 16;
   const std::size_t m = c.m, n = c.n, k = c.k;
   c.A64 = c.take(m * k * 8);
@@ -123,13 +125,13 @@ L::Out out_of(SchemeCall& c) {
           c.scalar("alpha_lo"), c.scalar("beta_hi"), c.scalar("beta_lo")};
 }
 
-// Row-major P (m x n, leading dimension ldp) = A_t B_u^T over kp through column-major
+// Row-major P (M x N, leading dimension ldp) = A_t B_u^T over kp through column-major
 // cuBLAS "TN": P^T = B_u^T A_t.
-void product(SchemeCall& c, const void* a, const void* b, cudaDataType in, void* p, cudaDataType out,
+void product(SchemeCall& c, int M, int N, const void* a, const void* b, cudaDataType in, void* p, cudaDataType out,
              cublasComputeType_t compute, const void* alpha, const void* beta, int ldp) {
   auto& d = *c.dev;
   blas_check(HB_DL(cublasSetPointerMode)(d.blas(), CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode", d);
-  blas_check(gemm_ex()(d.blas(), CUBLAS_OP_T, CUBLAS_OP_N, c.n, c.m, c.kp, alpha, b, in, c.kp, a, in, c.kp,
+  blas_check(gemm_ex()(d.blas(), CUBLAS_OP_T, CUBLAS_OP_N, N, M, c.kp, alpha, b, in, c.kp, a, in, c.kp,
                                  beta, p, out, ldp, compute, CUBLAS_GEMM_DEFAULT),
              "cublasGemmEx", d);
 }
@@ -152,18 +154,18 @@ void register_fixed(const char* name, int type) {
         const int S = c.scheme.slices, b = c.scheme.bits;
         c.phases.mark(0, s);
         gather(c, true);
-        L::fixed_slices(static_cast<const double*>(c.A64), c.ea, c.m, c.k, c.kp, b, S, type, c.sa, s);
-        L::fixed_slices(static_cast<const double*>(c.B64), c.eb, c.n, c.k, c.kp, b, S, type, c.sb, s);
-        HB_CUDA(cudaMemsetAsync(c.acc, 0, static_cast<std::size_t>(c.m) * c.np * 8, s), c.dev->id());
+        L::fixed_slices(static_cast<const double*>(c.A64), c.ea, c.mp, c.m, c.k, c.kp, b, S, type, c.sa, s);
+        L::fixed_slices(static_cast<const double*>(c.B64), c.eb, c.np, c.n, c.k, c.kp, b, S, type, c.sb, s);
+        HB_CUDA(cudaMemsetAsync(c.acc, 0, static_cast<std::size_t>(c.mp) * c.np * 8, s), c.dev->id());
         const cudaDataType in = type == 0 ? CUDA_R_16F : CUDA_R_16BF;
-        const std::size_t sa = static_cast<std::size_t>(c.m) * c.kp * 2, sb = static_cast<std::size_t>(c.n) * c.kp * 2;
+        const std::size_t sa = static_cast<std::size_t>(c.mp) * c.kp * 2, sb = static_cast<std::size_t>(c.np) * c.kp * 2;
         const float one = 1, zero = 0;
         c.phases.mark(1, s);
         for (int d = S - 1; d >= 0; --d)
           for (int t = 0; t <= d; ++t) {
-            product(c, static_cast<char*>(c.sa) + t * sa, static_cast<char*>(c.sb) + (d - t) * sb, in, c.prod,
-                    CUDA_R_32F, CUBLAS_COMPUTE_32F, &one, &zero, c.np);
-            L::accumulate(static_cast<const float*>(c.prod), static_cast<unsigned long long>(c.m) * c.np, (d + 2) * b,
+            product(c, c.mp, c.np, static_cast<char*>(c.sa) + t * sa, static_cast<char*>(c.sb) + (d - t) * sb, in,
+                    c.prod, CUDA_R_32F, CUBLAS_COMPUTE_32F, &one, &zero, c.np);
+            L::accumulate(static_cast<const float*>(c.prod), static_cast<unsigned long long>(c.mp) * c.np, (d + 2) * b,
                           static_cast<double*>(c.acc), s);
           }
         c.phases.mark(2, s);  // the accumulation is counted with the GEMMs
@@ -178,10 +180,10 @@ void register_fixed(const char* name, int type) {
         const int b = gemm_scheme::fixed_bits(fmt_bits, 24, c.k);
         c.scheme = {Kind::fixed, S, b, false, 0, fmt::format("ozaki1 {} slices={} bits={}", name + 6, S, b)};
         c.report = c.scheme.encode();
-        c.sa = c.take(static_cast<std::size_t>(S) * c.m * c.kp * 2);
-        c.sb = c.take(static_cast<std::size_t>(S) * c.n * c.kp * 2);
-        c.prod = c.take(static_cast<std::size_t>(c.m) * c.np * 4);
-        c.acc = c.take(static_cast<std::size_t>(c.m) * c.np * 8);
+        c.sa = c.take(static_cast<std::size_t>(S) * c.mp * c.kp * 2);
+        c.sb = c.take(static_cast<std::size_t>(S) * c.np * c.kp * 2);
+        c.prod = c.take(static_cast<std::size_t>(c.mp) * c.np * 4);
+        c.acc = c.take(static_cast<std::size_t>(c.mp) * c.np * 8);
       });
 }
 
@@ -190,16 +192,16 @@ void run_crt(SchemeCall& c) {
   const int Lm = c.scheme.slices;
   c.phases.mark(0, s);
   gather(c, true);
-  L::residues(static_cast<const double*>(c.A64), c.ea, c.m, c.k, c.kp, c.scheme.bits, Lm, c.mod_d,
+  L::residues(static_cast<const double*>(c.A64), c.ea, c.mp, c.m, c.k, c.kp, c.scheme.bits, Lm, c.mod_d,
               static_cast<signed char*>(c.sa), s);
-  L::residues(static_cast<const double*>(c.B64), c.eb, c.n, c.k, c.kp, c.scheme.bits, Lm, c.mod_d,
+  L::residues(static_cast<const double*>(c.B64), c.eb, c.np, c.n, c.k, c.kp, c.scheme.bits, Lm, c.mod_d,
               static_cast<signed char*>(c.sb), s);
-  const std::size_t sa = static_cast<std::size_t>(c.m) * c.kp, sb = static_cast<std::size_t>(c.n) * c.kp,
-                    sp = static_cast<std::size_t>(c.m) * c.np * 4;
+  const std::size_t sa = static_cast<std::size_t>(c.mp) * c.kp, sb = static_cast<std::size_t>(c.np) * c.kp,
+                    sp = static_cast<std::size_t>(c.mp) * c.np * 4;
   const int one = 1, zero = 0;
   c.phases.mark(1, s);
   for (int l = 0; l < Lm; ++l)
-    product(c, static_cast<char*>(c.sa) + l * sa, static_cast<char*>(c.sb) + l * sb, CUDA_R_8I,
+    product(c, c.mp, c.np, static_cast<char*>(c.sa) + l * sa, static_cast<char*>(c.sb) + l * sb, CUDA_R_8I,
             static_cast<char*>(c.prod) + l * sp, CUDA_R_32I, CUBLAS_COMPUTE_32I, &one, &zero, c.np);
   c.phases.mark(2, s);
   L::finish_crt(static_cast<const int*>(c.prod), Lm, c.mod_d, c.inv_d, c.scheme.bits, c.ea, c.eb, c.m, c.n, c.np,
@@ -217,9 +219,9 @@ void setup_crt(SchemeCall& c) {
   const int P = gemm_scheme::crt_bits(c.mod, c.k);
   c.scheme = {Kind::crt, Lm, P, false, 0, fmt::format("ozaki2 int8 moduli={} bits={}", Lm, P)};
   c.report = c.scheme.encode();
-  c.sa = c.take(static_cast<std::size_t>(Lm) * c.m * c.kp);
-  c.sb = c.take(static_cast<std::size_t>(Lm) * c.n * c.kp);
-  c.prod = c.take(static_cast<std::size_t>(Lm) * c.m * c.np * 4);
+  c.sa = c.take(static_cast<std::size_t>(Lm) * c.mp * c.kp);
+  c.sb = c.take(static_cast<std::size_t>(Lm) * c.np * c.kp);
+  c.prod = c.take(static_cast<std::size_t>(Lm) * c.mp * c.np * 4);
   c.mod_d = static_cast<int*>(c.take(c.mod.size() * 4));
   c.inv_d = static_cast<int*>(c.take(c.inv.size() * 4));
   HB_CUDA(cudaMemcpy(c.mod_d, c.mod.data(), c.mod.size() * 4, cudaMemcpyHostToDevice), c.dev->id());
@@ -257,7 +259,7 @@ void register_split(const char* name, int type, long long slices, long long full
           for (int t = 0; t < S; ++t) {
             const int u = d - t;
             if (u < 0 || u >= S || (!c.scheme.full && d > S - 1)) continue;
-            product(c, static_cast<char*>(c.sa) + t * sa, static_cast<char*>(c.sb) + u * sb,
+            product(c, c.m, c.n, static_cast<char*>(c.sa) + t * sa, static_cast<char*>(c.sb) + u * sb,
                     type == 0 ? CUDA_R_32F : CUDA_R_16BF, c.ptr("C"), CUDA_R_32F,
                     type == 0 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, &alpha, first ? &beta : &one, c.n);
             first = false;
