@@ -95,9 +95,10 @@ TEST(GemmOzaki, MoreModuliAreMoreAccurate) {
   const auto recs = run("ozaki_int8", {Precision::D}, {"48x40x56"}, {{"MODULI", "8,10,12,14,16"}});
   ASSERT_EQ(recs.size(), 5u);
   std::map<long long, double> err;
-  for (const auto& r : recs) err[r["params"]["MODULI"].get<long long>()] = r["validation"]["max_abs_err"].get<double>();
+  for (const auto& r : recs) err[r["params"]["MODULI"].get<long long>()] = r["validation"]["max_err_over_bound"].get<double>();
   for (long long l : {10, 12, 14}) EXPECT_LT(err[l], err[l - 2]) << l;
-  EXPECT_LT(err[16], err[8] * 1e-8);
+  EXPECT_LT(err[16], err[8] * 1e-6);
+  EXPECT_LE(err[14], 1.0);  // 14 moduli (P = 51) reach the D bound at k = 56
 }
 
 TEST(GemmOzaki, EmulationPiecesAreExact) {
