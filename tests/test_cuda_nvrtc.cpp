@@ -13,6 +13,8 @@
 #include <nvrtc.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 namespace hetbench {
 namespace {
@@ -88,8 +90,9 @@ std::vector<ParamValues> param_sets(const Variant& v) {
   return out;
 }
 
-std::string compile(const ProgramSource& src) {
+std::string compile(const ProgramSource& src, const std::vector<std::string>& extra = {}) {
   std::vector<std::string> opts{"--gpu-architecture=compute_90", "-std=c++17"};
+  opts.insert(opts.end(), extra.begin(), extra.end());
   if (std::filesystem::exists("/usr/local/cuda/include")) opts.push_back("-I/usr/local/cuda/include");
   for (const auto& d : src.defines) opts.push_back("-D" + d);
   std::vector<const char*> argv;
@@ -134,6 +137,21 @@ TEST(CudaNvrtc, EveryKernelCompiles) {
   }
   // Every CUDA kernel family of the repository, in more than one precision.
   EXPECT_GE(compiled, 40) << "fewer CUDA programs than the kernels folder holds";
+}
+
+// The support kernels that code variants launch through nvcc-compiled launchers (the
+// splitting-scheme GEMMs: scaling, splitting, accumulation): CI has no nvcc, so NVRTC
+// compiles them here.
+TEST(CudaNvrtc, SupportKernelsCompile) {
+  for (const char* rel : {"kernels/cuda/gemm/ozaki.cuh"}) {
+    const std::filesystem::path path = std::filesystem::path(HETBENCH_SOURCE_DIR) / rel;
+    std::ifstream in(path);
+    ASSERT_TRUE(in) << path;
+    ProgramSource src;
+    src.path = path.string();
+    src.text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    EXPECT_EQ(compile(src, {"-I" + path.parent_path().string()}), "") << rel;
+  }
 }
 
 }  // namespace

@@ -38,8 +38,8 @@ using gemm_detail::GemmProblem;
 
 std::string malformed(const std::string& token) {
   return fmt::format(
-      "malformed GEMM size '{}': expected N, MxNxK or a range, optionally @NN|NT|TN|TT, @plain, and for DF and "
-      "DD @aos|soa|d64",
+      "malformed GEMM size '{}': expected N, MxNxK or a range, optionally @NN|NT|TN|TT, @plain, @erange=4|10|20|40 "
+      "and for DF and DD @aos|soa|d64",
       token);
 }
 
@@ -60,7 +60,7 @@ class GemmOp final : public Op {
          {"beta", false}, {"beta_hi", false}, {"beta_lo", false},
          {"m", false, Elem::Int}, {"n", false, Elem::Int}, {"k", false, Elem::Int}},
         {Axis::dimension("m", "rows of C"), Axis::dimension("n", "columns of C"), Axis::dimension("k", "inner dimension"),
-         trans_a_axis(), trans_b_axis(), gemm_storage_axis(), form_axis()}};
+         trans_a_axis(), trans_b_axis(), gemm_storage_axis(), form_axis(), erange_axis()}};
     return sig;
   }
 
@@ -72,7 +72,7 @@ class GemmOp final : public Op {
     Sizes common;  // the suffixes' axes, the same for every size of the token
     trans_a_axis().set(common, std::size_t{0});
     trans_b_axis().set(common, std::size_t{0});
-    bool layout = false, storage = false, form = false;
+    bool layout = false, storage = false, form = false, erange = false;
     if (auto at = token.find('@'); at != std::string::npos) {
       dims = token.substr(0, at);
       while (at != std::string::npos) {
@@ -80,6 +80,12 @@ class GemmOp final : public Op {
         std::string suf = token.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
         at = next;
         for (auto& c : suf) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        if (suf.rfind("ERANGE=", 0) == 0) {
+          if (erange || !erange_axis().set(common, suf.substr(7)))
+            throw Error(fmt::format("GEMM size '{}': erange must be one of 4, 10, 20, 40 (once)", token));
+          erange = true;
+          continue;
+        }
         bool* seen = gemm_storage_axis().set(common, suf) ? &storage : form_axis().set(common, suf) ? &form : nullptr;
         if (!seen) {
           if (suf.size() != 2 || !trans_a_axis().set(common, suf.substr(0, 1)) ||
@@ -161,6 +167,8 @@ class GemmOp final : public Op {
     with_real(p, [&]<class T>() {
       prob->arrays.push_back(random_array<T>("A", m * k, seed, 1));
       prob->arrays.push_back(random_array<T>("B", k * n, seed, 2));
+      gemm_detail::widen_exponents<T>(prob->arrays[0], m * k, gemm_detail::erange(s), seed, 1);
+      gemm_detail::widen_exponents<T>(prob->arrays[1], k * n, gemm_detail::erange(s), seed, 2);
       if (plain) {
         prob->arrays.push_back(output_array("C", m * n, sizeof(T)));
       } else {
@@ -187,7 +195,7 @@ class GemmOp final : public Op {
   Validation validate(const Problem& base, const Outputs& out) const override {
     const auto& prob = static_cast<const GemmProblem&>(base);
     if (is_double_word(prob.prec)) return gemm_detail::validate_dw(prob, out);
-    return with_real(prob.prec, [&]<class T>() {
+    return with_real(prob.prec, [&]<class T>() -> Validation {
       const auto n = static_cast<std::size_t>(prob.sizes.at("n"));
       const double k = static_cast<double>(prob.sizes.at("k"));
       const bool plain = gemm_detail::plain_form(prob.sizes);
@@ -206,6 +214,9 @@ class GemmOp final : public Op {
       v.bound = plain ? "|C_ij - ref_ij| <= (gamma_k + gamma_k(u_ref)) (|A||B|)_ij (plain: C = op(A) op(B))"
                       : "|C_ij - ref_ij| <= (gamma_{k+2} + gamma_{k+2}(u_ref)) (|alpha| (|A||B|)_ij + |beta| |C0_ij|)";
       v.note = gemm_detail::sample_note(prob);
+      gemm_detail::check_scheme(prob, out, v, gamma_n(roundings, ref_u<T>()), [&](const auto& bound) {
+        return check_elements(got.data(), got.size(), [&](std::size_t i) { return prob.ref[i]; }, bound);
+      });
       return v;
     });
   }
@@ -225,6 +236,10 @@ class GemmOp final : public Op {
     const std::size_t nr = prob.rows.size(), nc = prob.cols.size();
     prob.ref.assign(nr * nc, 0);
     prob.mag.assign(nr * nc, 0);
+    prob.absab.assign(nr * nc, 0);
+    gemm_detail::fill_stats(
+        prob, k, [&](std::size_t i, std::size_t p) { return static_cast<double>(A[ta ? p * m + i : i * k + p]); },
+        [&](std::size_t p, std::size_t j) { return static_cast<double>(B[tb ? j * k + p : p * n + j]); });
     const R a = alpha, b = beta;
     const R aa = a < 0 ? -a : a, ab = b < 0 ? -b : b;
 #pragma omp parallel if (static_cast<double>(nr) * nc * k > 65536)
@@ -249,6 +264,7 @@ class GemmOp final : public Op {
           const R c0 = C ? static_cast<R>(C[i * n + prob.cols[q]]) : R(0);
           prob.ref[r * nc + q] = static_cast<long double>(a * sum[q] + b * c0);
           prob.mag[r * nc + q] = static_cast<long double>(aa * abs[q] + ab * (c0 < 0 ? -c0 : c0));
+          prob.absab[r * nc + q] = static_cast<long double>(abs[q]);
         }
       }
     }

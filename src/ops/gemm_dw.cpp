@@ -42,6 +42,15 @@ void compute_reference(GemmProblem& prob, std::size_t m, std::size_t n, std::siz
   const std::size_t nr = prob.rows.size(), nc = prob.cols.size();
   prob.ref_dw.assign(nr * nc, 0);
   prob.mag.assign(nr * nc, 0);
+  prob.absab.assign(nr * nc, 0);
+  // As the scheme variants read them: binary64 (hi + lo rounded once; d64 as stored).
+  auto dbl = [](const auto& M, std::size_t i) {
+    if constexpr (S == GemmStorage::d64) return static_cast<double>(M.p[i]);
+    else return to_double(M[i]);
+  };
+  fill_stats(
+      prob, k, [&](std::size_t i, std::size_t p) { return dbl(A, ta ? p * m + i : i * k + p); },
+      [&](std::size_t p, std::size_t j) { return dbl(B, tb ? j * k + p : p * n + j); });
   const R a = to_ref<R>(alpha), b = to_ref<R>(beta);
   const long double aa = abs_ld(a), ab = abs_ld(b);
 #pragma omp parallel if (static_cast<double>(nr) * nc * k > 16384)
@@ -66,6 +75,7 @@ void compute_reference(GemmProblem& prob, std::size_t m, std::size_t n, std::siz
         const R c0 = C.template value<R>(i * n + prob.cols[q]);
         prob.ref_dw[r * nc + q] = static_cast<quad_t>(a * sum[q] + b * c0);
         prob.mag[r * nc + q] = aa * abs[q] + ab * abs_ld(c0);
+        prob.absab[r * nc + q] = abs[q];
       }
     }
   }
@@ -94,6 +104,11 @@ std::unique_ptr<Problem> make_dw_problem(const Sizes& s, Precision p, std::uint6
         // d64: full 53-bit binary64 values, so that the DF conversion is inexact.
         prob->arrays.push_back(S == GemmStorage::d64 ? random_array<double>(nm, count, seed, q + 1)
                                                      : random_dw_array<W>(nm, count, S == GemmStorage::soa, seed, q + 1));
+        if (q == 2) continue;
+        if constexpr (S == GemmStorage::d64)
+          widen_exponents<double>(prob->arrays.back(), count, erange(s), seed, q + 1);
+        else
+          widen_exponents<W>(prob->arrays.back(), count, erange(s), seed, q + 1, 2, S == GemmStorage::soa ? count : 1);
       }
       prob->arrays.back().access = Access::InOut;
       // Double-words (never 0 or ±1, so a variant that drops α or β cannot pass), passed
@@ -140,6 +155,7 @@ Validation validate_dw(const GemmProblem& prob, const Outputs& out) {
     const std::size_t nc = prob.cols.size(), count = prob.rows.size() * nc;
     auto at = [&](std::size_t e) { return prob.rows[e / nc] * n + prob.cols[e % nc]; };  // element of C
     Validation v;
+    std::function<Validation(const std::function<long double(std::size_t)>&)> check;
     if (st == GemmStorage::d64) {
       // Inputs converted with relative error ≤ uc (DF: the split; DD: exact), the DW
       // computation on them (≤ g of the converted magnitude), then the rounding to
@@ -147,22 +163,26 @@ Validation validate_dw(const GemmProblem& prob, const Outputs& out) {
       const long double uc = std::is_same_v<W, float> ? info(prob.prec).u : 0.0, ud = 0x1p-53L;
       const long double G = (1 + ud) * (g * (1 + uc) * (1 + uc) + 2 * uc + uc * uc) + ud + g_ref;
       const double* c = typed<double>(output(out, "C"));
-      v = check_each(
-          count,
-          [&](std::size_t e) {
-            const double o = c[at(e)];
-            if (is_poison(o)) return ElementError{ElementError::unwritten};
-            if (std::isnan(o)) return ElementError{ElementError::nan};
-            const R r = static_cast<R>(prob.ref_dw[e]);
-            return ElementError{ElementError::ok, abs_ld(static_cast<R>(o) - r), static_cast<long double>(r)};
-          },
-          [&](std::size_t e) { return G * prob.mag[e]; });
+      check = [&, c](const std::function<long double(std::size_t)>& bound) {
+        return check_each(
+            count,
+            [&](std::size_t e) {
+              const double o = c[at(e)];
+              if (is_poison(o)) return ElementError{ElementError::unwritten};
+              if (std::isnan(o)) return ElementError{ElementError::nan};
+              const R r = static_cast<R>(prob.ref_dw[e]);
+              return ElementError{ElementError::ok, abs_ld(static_cast<R>(o) - r), static_cast<long double>(r)};
+            },
+            bound);
+      };
+      v = check([&](std::size_t e) { return G * prob.mag[e]; });
       v.bound = "|C_ij - ref_ij| <= ((1 + ud)((g)(1 + uc)^2 + 2uc + uc^2) + ud + gamma_{k+2}(u_ref)) (|alpha| "
                 "(|A||B|)_ij + |beta| |C0_ij|), g = (1 + m)^2 (1 + a)^(k+1) - 1, m = 8u(1 + 4u_w), a = 3u(1 + "
                 "16u_w), uc = conversion to DF (u; DD: 0), ud = 2^-53";
     } else {
       // The validated elements, gathered (all of C when not sampled), as interleaved pairs.
-      std::vector<W> got(2 * count);
+      auto got_p = std::make_shared<std::vector<W>>(2 * count);
+      auto& got = *got_p;
       with_gemm_storage(st, [&](auto sc) {
         constexpr GemmStorage S = decltype(sc)::value;
         if constexpr (S != GemmStorage::d64) {
@@ -178,13 +198,17 @@ Validation validate_dw(const GemmProblem& prob, const Outputs& out) {
         return 0;
       });
       const long double G = g + g_ref;
-      v = check_dw_elements(
-          DwSpan<const W, false>{got.data(), count}, [&](std::size_t e) { return static_cast<R>(prob.ref_dw[e]); },
-          [&](std::size_t e) { return G * prob.mag[e]; });
+      check = [&, got_p](const std::function<long double(std::size_t)>& bound) {
+        return check_dw_elements(
+            DwSpan<const W, false>{got_p->data(), count},
+            [&](std::size_t e) { return static_cast<R>(prob.ref_dw[e]); }, bound);
+      };
+      v = check([&](std::size_t e) { return G * prob.mag[e]; });
       v.bound = "|C_ij - ref_ij| <= ((1 + m)^2 (1 + a)^(k+1) - 1 + gamma_{k+2}(u_ref)) (|alpha| (|A||B|)_ij + |beta| "
                 "|C0_ij|), m = 8u(1 + 4u_w), a = 3u(1 + 16u_w) (accurate, or Mukunoki & Imamura's DW mul and add)";
     }
     v.note = sample_note(prob);
+    check_scheme(prob, out, v, g_ref, check);
     return v;
   });
 }

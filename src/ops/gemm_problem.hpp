@@ -3,6 +3,8 @@
 // their references and magnitudes.
 #pragma once
 
+#include <cmath>
+#include <functional>
 #include <set>
 
 #include "ops/double_word.hpp"
@@ -26,6 +28,14 @@ inline const Axis& form_axis() {
                                      /*indicators=*/true, /*optional=*/true);
   return a;
 }
+// @erange=E: A's and B's magnitudes span 2^E (the seeded values of [1/16, 1) times
+// 2^-j, j uniform in [0, E - 4]); the weak spot of the splitting schemes (docs/ozaki.md).
+inline const Axis& erange_axis() {
+  static const Axis a = Axis::choice("erange", {"4", "10", "20", "40"},
+                                     "exponent range of A and B: magnitudes span 2^erange", false, /*optional=*/true);
+  return a;
+}
+inline int erange(const Sizes& s) { return std::stoi(erange_axis().value(s)); }
 inline bool trans_a(const Sizes& s) { return trans_a_axis().index(s) != 0; }
 inline bool trans_b(const Sizes& s) { return trans_b_axis().index(s) != 0; }
 inline bool plain_form(const Sizes& s) { return form_axis().index(s) != 0; }
@@ -40,7 +50,56 @@ struct GemmProblem final : Problem {
   // DF and DD) and magnitude |α|(|A||B|)_ij + |β||c_ij|.
   std::vector<long double> ref, mag;
   std::vector<quad_t> ref_dw;
+  std::vector<long double> absab;  // (|A||B|)_ij per validated element
+  // Per validated row of A and column of B (as binary64): e with max |x| < 2^e, and sum |x|.
+  std::vector<int> row_e, col_e;
+  std::vector<long double> row_abs, col_abs;
 };
+
+// Multiplies element i of a seeded array by 2^-j_i (every word of it: exact), j_i uniform
+// in [0, E - 4], so that the magnitudes [1/16, 1) span 2^E. `words` per element, the
+// second word `second` words after the first (interleaved: 1, two planes: count).
+template <class Word>
+void widen_exponents(ArrayOperand& a, std::size_t count, int E, std::uint64_t seed, std::uint64_t stream,
+                     std::size_t words = 1, std::size_t second = 0) {
+  if (E <= 4) return;
+  Word* w = reinterpret_cast<Word*>(a.host.data());
+  for (std::size_t i = 0; i < count; ++i) {
+    const int j = static_cast<int>(splitmix64(seed ^ splitmix64((stream + 977) * 0x2545F4914F6CDD1Dull + i)) %
+                                   static_cast<std::uint64_t>(E - 3));
+    const std::size_t at = words == 1 ? i : (second == 1 ? 2 * i : i);
+    w[at] = static_cast<Word>(std::ldexp(w[at], -j));
+    if (words == 2) w[at + second] = static_cast<Word>(std::ldexp(w[at + second], -j));
+  }
+}
+
+// The row and column statistics of the validated rows and columns; a(i, p) and b(p, j)
+// give the inputs as binary64, as the scheme variants convert them.
+template <class GetA, class GetB>
+void fill_stats(GemmProblem& prob, std::size_t k, GetA a, GetB b) {
+  auto stats = [&](const std::vector<std::size_t>& idx, auto get, std::vector<int>& e, std::vector<long double>& sum) {
+    e.assign(idx.size(), 0);
+    sum.assign(idx.size(), 0);
+    for (std::size_t r = 0; r < idx.size(); ++r) {
+      double mx = 0;
+      for (std::size_t p = 0; p < k; ++p) {
+        const double x = std::fabs(get(idx[r], p));
+        mx = std::max(mx, x);
+        sum[r] += x;
+      }
+      if (mx > 0) std::frexp(mx, &e[r]);
+    }
+  };
+  stats(prob.rows, a, prob.row_e, prob.row_abs);
+  stats(prob.cols, [&](std::size_t j, std::size_t p) { return b(p, j); }, prob.col_e, prob.col_abs);
+}
+
+// The splitting schemes' own bound (src/ops/gemm_scheme.cpp): when the outputs hold a
+// "scheme" report, `check` (the precision's element check with another bound) runs with
+// the scheme's bound; v (the precision's check) gets its result in bound and note, and
+// fails where either bound is exceeded. ref_g: the reference's error per |mag|.
+void check_scheme(const GemmProblem& prob, const Outputs& out, Validation& v, long double ref_g,
+                  const std::function<Validation(const std::function<long double(std::size_t)>&)>& check);
 
 // `count` distinct indices of [0, n), sorted, always with 0 and n−1; all when n ≤ count.
 inline std::vector<std::size_t> sample_indices(std::size_t n, std::size_t count, std::uint64_t seed,
