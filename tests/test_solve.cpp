@@ -4,6 +4,11 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "hetbench/error.hpp"
+#include "engine/results.hpp"
+
 #include "solve/krylov.hpp"
 #include "solve/refine.hpp"
 #include "solve/true_residual.hpp"

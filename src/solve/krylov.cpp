@@ -242,6 +242,9 @@ KrylovResult krylov_solve(SolverOps& ops, SolverVector& b, SolverVector& x_io, c
   }
   ops.copy(*x, x_io);
   ops.finish();
+  if (run.res.why == StopWhy::MaxIter && run.res.detail.empty() && !run.res.history.empty())
+    run.res.detail = fmt::format("stopped at --max-iter {}: ||r||/||b|| = {:.3e} > --tol {:.1e}", o.max_iter,
+                                 run.res.history.back(), o.tol);
   return run.res;
 }
 

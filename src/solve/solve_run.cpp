@@ -157,6 +157,13 @@ int run_solve(const SolveSpec& s) {
     throw Error(fmt::format("unknown --baseline '{}': expected eigen or vendor", s.baseline));
   if (s.refine && *s.refine != Precision::DF && *s.refine != Precision::DD)
     throw Error(fmt::format("--refine takes DF or DD, not {}", name(*s.refine)));
+  if (s.precond == Preconditioner::Jacobi) {
+    try {
+      jacobi_inverse(*a);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: {}", s.matrix, e.what()));
+    }
+  }
   auto devices = resolve_devices(s.devices);
   // A seeded random right-hand side in [-1, 1).
   std::vector<double> b(static_cast<std::size_t>(a->rows));
@@ -212,11 +219,13 @@ int run_solve(const SolveSpec& s) {
     r["max_iter"] = s.krylov.max_iter;
     if (s.krylov.method == KrylovMethod::GMRES) r["restart"] = s.krylov.restart;
     if (writer) writer->append(r);
-    fmt::print("{} {} {}{} on {}: {} after {} iterations, {:.3e} s/iteration ({:.2f} x its kernels), "
+    const double over = r.value("iteration_over_kernels", 0.0);
+    fmt::print("{} {}{}{} on {}: {} after {} iterations, {:.3e} s/iteration{}, "
                "true ||b-Ax||/||b|| = {:.3e} (bound {:.3e})\n",
-               to_string(s.krylov.method), name(s.precision), s.refine ? "+" : "",
-               s.refine ? name(*s.refine) : "", d->id(), r["stop"].get<std::string>(), r["iterations"].get<long>(),
-               r["seconds_per_iteration"].get<double>(), r.value("iteration_over_kernels", 0.0),
+               r["variant"].get<std::string>(), to_string(s.krylov.method), " " + std::string(name(s.precision)),
+               s.refine ? "+" + std::string(name(*s.refine)) : "", d->id(), r["stop"].get<std::string>(),
+               r["iterations"].get<long>(), r["seconds_per_iteration"].get<double>(),
+               over > 0 ? fmt::format(" ({:.2f} x its kernels)", over) : "",
                r["true_residual"]["relative"].get<double>(), r["true_residual"]["bound"].get<double>());
     if (r.contains("stop_detail")) fmt::print("  {}\n", r["stop_detail"].get<std::string>());
     if (o.status) ++failed;
