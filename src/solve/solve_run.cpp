@@ -207,6 +207,15 @@ int run_solve(const SolveSpec& s) {
     r["op"] = "solve";
     r["method"] = to_string(s.krylov.method);
     r["variant"] = s.baseline.empty() ? "hetbench" : s.baseline;
+    // The keys every reader of experiment folders relies on (compare, report, store):
+    // the solve's id, its options as parameters, and the whole solve as one timed sample.
+    r["variant_id"] = fmt::format("{}/solve/{}", to_string(d->info().backend), r["variant"].get<std::string>());
+    r["kind"] = s.baseline.empty() ? "kernel" : "library";
+    r["params"] = nlohmann::json::object();
+    if (s.krylov.method == KrylovMethod::GMRES) r["params"]["restart"] = s.krylov.restart;
+    if (r.contains("seconds") && r["seconds"].get<double>() > 0)
+      r["timing"] = {{"samples", {r["seconds"]}}, {"seconds", {{"median", r["seconds"]}}}};
+    r["seed"] = s.seed;
     r["device"] = d->id();
     r["device_name"] = d->info().name;
     r["backend"] = to_string(d->info().backend);
