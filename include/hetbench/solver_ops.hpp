@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hetbench/device.hpp"
@@ -60,6 +61,13 @@ class SolverOps {
   virtual void precondition(SolverVector& r, SolverVector& z) = 0;
   // x·y over the whole vector (every rank's part: an implementation over MPI reduces).
   virtual double dot(SolverVector& x, SolverVector& y) = 0;
+  // Several dot products at once: an implementation issues them all and waits once (one
+  // read-back, or one reduction over the ranks) rather than once per product.
+  virtual std::vector<double> dots(const std::vector<std::pair<SolverVector*, SolverVector*>>& pairs) {
+    std::vector<double> out;
+    for (const auto& [x, y] : pairs) out.push_back(dot(*x, *y));
+    return out;
+  }
   // r = a·x + y, r distinct from x and y (the kernels declare their pointers restrict).
   virtual void axpy(double a, SolverVector& x, SolverVector& y, SolverVector& r) = 0;
 

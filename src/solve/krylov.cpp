@@ -74,11 +74,13 @@ struct Run {
       std::swap(x, t);
       ops.axpy(-alpha, *q, *r, *t);
       std::swap(r, t);
-      const double rr = ops.dot(*r, *r);
+      // z before the stopping test, so that r·r and r·z are read back together (one wait
+      // per iteration fewer; the last iteration's z is spare).
+      ops.precondition(*r, *z);
+      const auto d = ops.dots({{r.get(), r.get()}, {r.get(), z.get()}});
+      const double rr = d[0], rz_new = d[1];
       if (broken(rr, "r·r")) return;
       if (record(std::sqrt(rr))) return void(stop(StopWhy::Converged));
-      ops.precondition(*r, *z);
-      const double rz_new = ops.dot(*r, *z);
       if (!(rz_new > 0))
         return void(stop(StopWhy::Breakdown, fmt::format("r·M⁻¹r = {:.3e} <= 0 at iteration {}: the preconditioner "
                                                          "is not positive definite (a negative diagonal entry)",

@@ -91,7 +91,11 @@ class VariantOps final : public SolverOps {
     axpy_ = pick("axpy", v.axpy);
     a_ = upload_csr(*a);
     if (m == Preconditioner::Jacobi) m_ = upload_csr(jacobi_inverse(*a));
-    result_ = dev.alloc(info(p).bytes);
+    try {
+      pinned_ = dev.alloc_host(16 * 8, HostMemoryKind::Pinned);
+    } catch (const Error&) {
+      // The host device has no host link: its results are read directly.
+    }
     check(*spmv_.v, a_.sizes, spmv_.pv);
     Sizes vs{{"n", static_cast<int64_t>(n_)}};
     check(*dot_.v, vs, dot_.pv);
@@ -132,16 +136,31 @@ class VariantOps final : public SolverOps {
     else
       timed(SolverKernel::Precond, [&] { buf(z).copy_from(buf(r)); });
   }
-  double dot(SolverVector& x, SolverVector& y) override {
-    auto& pr = prepared(dot_, {&buf(x), &buf(y), nullptr}, [&](Prepared& p) {
-      p.prob.sizes = {{"n", static_cast<int64_t>(n_)}};
-      p.prob.scalars = {{"n", true, static_cast<double>(n_)}};
-      p.bufs = {{"x", &buf(x)}, {"y", &buf(y)}, {"result", result_.get()}};
-    });
-    timed(SolverKernel::Dot, [&] { pr.inst->run(); });
-    std::vector<unsigned char> raw(result_->bytes());
-    result_->download(raw.data());
-    return from_precision(raw, 1)[0];
+  double dot(SolverVector& x, SolverVector& y) override { return dots({{&x, &y}})[0]; }
+  std::vector<double> dots(const std::vector<std::pair<SolverVector*, SolverVector*>>& pairs) override {
+    const std::size_t eb = info(p_).bytes;
+    while (results_.size() < pairs.size()) results_.push_back(dev_.alloc(eb));
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      Buffer &x = buf(*pairs[i].first), &y = buf(*pairs[i].second), *res = results_[i].get();
+      auto& pr = prepared(dot_, {&x, &y, res}, [&](Prepared& p) {
+        p.prob.sizes = {{"n", static_cast<int64_t>(n_)}};
+        p.prob.scalars = {{"n", true, static_cast<double>(n_)}};
+        p.bufs = {{"x", &x}, {"y", &y}, {"result", res}};
+      });
+      timed(SolverKernel::Dot, [&] { pr.inst->run(); });
+    }
+    std::vector<unsigned char> raw(pairs.size() * eb);
+    if (pinned_ && raw.size() <= pinned_->bytes()) {
+      // Copies queued behind the products into page-locked memory, then one wait: a
+      // pageable read-back would wait once per product and stage through a bounce buffer.
+      auto* host = static_cast<unsigned char*>(pinned_->data());
+      for (std::size_t i = 0; i < pairs.size(); ++i) dev_.copy_to_host(host + i * eb, *results_[i], eb, 0);
+      dev_.finish();
+      std::memcpy(raw.data(), host, raw.size());
+    } else {
+      for (std::size_t i = 0; i < pairs.size(); ++i) results_[i]->download(raw.data() + i * eb);
+    }
+    return from_precision(raw, pairs.size());
   }
   void axpy(double a, SolverVector& x, SolverVector& y, SolverVector& r) override {
     if (&r == &x || &r == &y) throw Error("internal: axpy's output must be a vector of its own");
@@ -179,7 +198,8 @@ class VariantOps final : public SolverOps {
   std::size_t n_;
   Choice spmv_, dot_, axpy_;
   DeviceCsr a_, m_;
-  std::unique_ptr<Buffer> result_;
+  std::vector<std::unique_ptr<Buffer>> results_;  // one per product of a dots() call
+  std::unique_ptr<HostMemory> pinned_;
   std::map<Key, std::unique_ptr<Prepared>> prepared_;
   bool timing_ = false;
   KernelTimes times_;
