@@ -1,5 +1,6 @@
 #include "solve/variant_ops.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <tuple>
@@ -204,8 +205,10 @@ class VariantOps final : public SolverOps {
   bool timing_ = false;
   KernelTimes times_;
 
+  // `want`: NAME, or NAME:K=V,K=V to set parameters (the rest keep their defaults).
   Choice pick(const std::string& op, const std::string& want) {
-    const std::string name = want.empty() ? default_solver_variant(dev_.info().backend, op) : want;
+    const auto colon = want.find(':');
+    const std::string name = want.empty() ? default_solver_variant(dev_.info().backend, op) : want.substr(0, colon);
     std::vector<std::string> names;
     for (const auto& v : variants_for(op)) {
       if (v->backend != dev_.info().backend) continue;
@@ -215,6 +218,23 @@ class VariantOps final : public SolverOps {
         throw Error(fmt::format("{} cannot run on {} in {}: {}", v->id(), dev_.id(), hetbench::name(p_), why));
       ParamValues pv;
       for (const auto& d : v->params) pv[d.name] = d.default_for(p_);
+      for (std::size_t at = colon; at != std::string::npos && at + 1 < want.size();) {
+        const auto next = want.find(',', at + 1);
+        const std::string kv = want.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
+        const auto eq = kv.find('=');
+        const ParamDef* d = eq == std::string::npos ? nullptr : v->param(kv.substr(0, eq));
+        if (!d)
+          throw Error(fmt::format("--{}-variant '{}': '{}' is not NAME=value of a parameter of {}", op, want, kv, v->id()));
+        try {
+          pv[d->name] = std::stoll(kv.substr(eq + 1));
+        } catch (const std::exception&) {
+          throw Error(fmt::format("--{}-variant '{}': '{}' is not an integer", op, want, kv.substr(eq + 1)));
+        }
+        if (std::find(d->values.begin(), d->values.end(), pv[d->name]) == d->values.end())
+          throw Error(fmt::format("--{}-variant '{}': {} = {} is outside the parameter's domain", op, want, d->name,
+                                  pv[d->name]));
+        at = next;
+      }
       return {v, pv};
     }
     throw Error(fmt::format("no {} variant '{}' on {}; there are: {}", op, name, to_string(dev_.info().backend),
