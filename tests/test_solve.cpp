@@ -97,6 +97,42 @@ TEST(Solve, EveryMethodConvergesOnHostAndOpenCL) {
       for (auto p : {Precision::S, Precision::D}) check_solve(*dev, c, p, seed);
 }
 
+// On a CUDA device (the GPU run; skipped here): every method in S and D from the op
+// kernels, and CG and BiCGStab over the cuSPARSE + cuBLAS operators.
+TEST(Solve, CudaKernelsAndVendorOperators) {
+  std::vector<std::shared_ptr<Device>> gpus;
+  try {
+    gpus = resolve_devices("cuda:0");
+  } catch (const Error& e) {
+    GTEST_SKIP() << "no CUDA device: " << e.what();
+  }
+  const auto seed = fresh_seed();
+  const auto p3 = std::make_shared<const CsrMatrix>(generate_matrix("gen:poisson3d:n=23", seed));
+  const auto nonsym = std::make_shared<const CsrMatrix>(dominant(4097, 5, seed, false));
+  for (const auto& c : std::vector<Case>{{"poisson3d 23", p3, KrylovMethod::CG},
+                                         {"nonsym 4097", nonsym, KrylovMethod::BiCGStab},
+                                         {"nonsym 4097", nonsym, KrylovMethod::GMRES}})
+    for (auto p : {Precision::S, Precision::D}) check_solve(*gpus[0], c, p, seed);
+  for (auto method : {KrylovMethod::CG, KrylovMethod::BiCGStab})
+    for (auto p : {Precision::S, Precision::D}) {
+      SCOPED_TRACE(fmt::format("vendor {} {}", to_string(method), name(p)));
+      auto make = vendor_solver_ops(BackendKind::Cuda);
+      ASSERT_TRUE(make);
+      auto ops = make(*gpus[0], p3, p, true);
+      std::vector<double> b(static_cast<std::size_t>(p3->rows));
+      fill_random(b.data(), b.size(), seed, 21);
+      auto bv = ops->vector(), xv = ops->vector();
+      ops->upload(*bv, b);
+      KrylovOptions o;
+      o.method = method;
+      o.tol = p == Precision::S ? 1e-5 : 1e-10;
+      const auto r = krylov_solve(*ops, *bv, *xv, o);
+      EXPECT_EQ(r.why, StopWhy::Converged) << r.detail;
+      const auto tr = krylov_true_residual(*p3, b, {ops->download(*xv), {}}, p, o.tol, r.iterations);
+      EXPECT_TRUE(tr.within()) << tr.rel << " > " << tr.rel_bound;
+    }
+}
+
 TEST(Solve, KernelTimesSplitByKind) {
   auto dev = resolve_devices("host").front();
   const auto a = std::make_shared<const CsrMatrix>(generate_matrix("gen:poisson2d:n=20", 1));
