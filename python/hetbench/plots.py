@@ -354,3 +354,28 @@ def pchase_latency(ok):
     return [Figure(fig, _slug("pchase"), "pchase: ns per dependent load against the working set, one line per "
                    "device (its fastest variant); plateaus are the cache levels and device memory "
                    "(docs/memory-system.md).")]
+
+
+def residual_history(df):
+    """hetbench solve: ||r_k||/||b|| against the iteration (log y), one line per solve
+    (method, precision, device, variant), every record with a residual history."""
+    if "residual_history" not in df or "op" not in df:
+        return []
+    sv = df[(df["op"] == "solve") & df["residual_history"].apply(lambda h: isinstance(h, list) and len(h) > 1)]
+    if sv.empty:
+        return []
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for i, (_, r) in enumerate(sv.iterrows()):
+        h = np.asarray(r["residual_history"], dtype=float)
+        label = f"{r.get('method')} {r.get('precision')}{'+' + r['refine'] if isinstance(r.get('refine'), str) else ''} " \
+                f"{r.get('device')} {r.get('variant')}"
+        ax.plot(np.arange(len(h)), h, label=label, linewidth=1)
+    ax.set_yscale("log")
+    ax.set_xlabel("iteration (refinement: the inner solves in order)")
+    ax.set_ylabel("||r_k|| / ||b||")
+    ax.set_title("solver residual history", fontsize=9)
+    ax.grid(True, alpha=0.3)
+    _legend(ax, len(sv))
+    _finish(fig)
+    return [Figure(fig, _slug("residual-history"), "hetbench solve: the recursively updated relative residual per "
+                   "iteration (docs/solvers.md); rows thinned above 5000 entries.")]

@@ -151,6 +151,12 @@ def build(dirs, out):
         rep.absent(f"{left_out} of {len(df)} points did not pass (failed, error or skipped) and are in no plot; "
                    "they are listed at the end.")
 
+    # Solve records (every status: a solve that stopped at --max-iter shows why) carry no
+    # rate, so they are plotted apart from the points prepared for the rate plots.
+    figs = plots.residual_history(df)
+    if figs:
+        rep.section("Solver residual history")
+        rep.figures_of(figs)
     if ok.empty:
         rep.absent(f"No point passed ({len(df)} recorded): nothing to plot.")
     else:

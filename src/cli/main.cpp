@@ -6,6 +6,7 @@
 
 #include "util/build_info.hpp"
 
+#include "cli/cmd_solve.hpp"
 #include "cli/commands.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
                                            hetbench::cli::add_replay(app, command_line),
                                            hetbench::cli::add_worker(app),
                                            hetbench::cli::add_report(app), hetbench::cli::add_dist(app),
+                                           hetbench::cli::add_solve(app, command_line),
 
                                            hetbench::cli::add_store(app)};
   app.require_subcommand(0, 1);

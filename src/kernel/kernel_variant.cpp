@@ -82,6 +82,15 @@ KernelInstance::Launch resolve_launch(const LaunchSpec& l, const Problem& prob, 
 
 }  // namespace
 
+bool set_kernel_scalar(Instance& inst, const std::string& name, double value) {
+  auto* k = dynamic_cast<KernelInstance*>(&inst);
+  if (!k) return false;
+  for (auto& l : k->launches)
+    for (auto& a : l.args)
+      if (a.name == name && (a.kind == KernelArg::F32 || a.kind == KernelArg::F64)) a.f = value;
+  return true;
+}
+
 std::unique_ptr<Instance> KernelVariant::prepare(Device& dev, const Problem& prob, const BufferMap& bufs,
                                                  const ParamValues& pv) const {
   auto inst = std::make_unique<KernelInstance>();

@@ -43,4 +43,10 @@ class KernelVariant final : public Variant {
                                     const ParamValues& pv) const override;
 };
 
+// Changes a real scalar argument (alpha, beta) of a prepared kernel variant's launches for
+// the runs that follow, without preparing again: the solvers (src/solve) change their
+// coefficients every iteration. False when `inst` is not a kernel variant's (code
+// variants read their scalars from the problem at run time instead).
+bool set_kernel_scalar(Instance& inst, const std::string& name, double value);
+
 }  // namespace hetbench

@@ -1,0 +1,97 @@
+// The operator interface the Krylov solvers (src/solve/krylov.cpp) are written over: a
+// linear operator A, a preconditioner M⁻¹ and the vector kernels, on vectors that the
+// implementation creates and keeps where its kernels run (device buffers, or a rank's
+// block of a distributed vector). docs/solvers.md says what an implementation owes.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hetbench/device.hpp"
+#include "hetbench/precision.hpp"
+
+namespace hetbench {
+
+// An opaque vector of the operator's length (this rank's rows under MPI), created by the
+// implementation and handed back to it only.
+class SolverVector {
+ public:
+  virtual ~SolverVector() = default;
+};
+
+// What the solvers' inner loop spends its time in, as the record splits it.
+enum class SolverKernel { SpMV, Dot, Axpy, Precond };
+inline constexpr std::array<SolverKernel, 4> kSolverKernels{SolverKernel::SpMV, SolverKernel::Dot, SolverKernel::Axpy,
+                                                            SolverKernel::Precond};
+inline const char* to_string(SolverKernel k) {
+  constexpr const char* names[] = {"spmv", "dot", "axpy", "precond"};
+  return names[static_cast<int>(k)];
+}
+
+// Device time per kernel kind (seconds, from the device's own timer) and calls.
+struct KernelTimes {
+  std::array<double, 4> seconds{};
+  std::array<long long, 4> calls{};
+  double total() const { return seconds[0] + seconds[1] + seconds[2] + seconds[3]; }
+};
+
+class SolverOps {
+ public:
+  virtual ~SolverOps() = default;
+  virtual std::size_t rows() const = 0;  // this rank's rows (the whole system on one device)
+  virtual Precision precision() const = 0;
+  // A new vector, every element 0.
+  virtual std::unique_ptr<SolverVector> vector() = 0;
+  // Host values in double (rounded to the precision) to and from a vector: set-up and
+  // results only, never inside an iteration.
+  virtual void upload(SolverVector& v, const std::vector<double>& host) = 0;
+  virtual std::vector<double> download(SolverVector& v) = 0;
+  virtual void copy(SolverVector& src, SolverVector& dst) = 0;
+
+  // y = A·x (y distinct from x).
+  virtual void apply(SolverVector& x, SolverVector& y) = 0;
+  // r = b − A·x (r distinct from b and x).
+  virtual void residual(SolverVector& b, SolverVector& x, SolverVector& r) = 0;
+  // z = M⁻¹·r (z distinct from r); the identity when there is no preconditioner.
+  virtual void precondition(SolverVector& r, SolverVector& z) = 0;
+  // x·y over the whole vector (every rank's part: an implementation over MPI reduces).
+  virtual double dot(SolverVector& x, SolverVector& y) = 0;
+  // Several dot products at once: an implementation issues them all and waits once (one
+  // read-back, or one reduction over the ranks) rather than once per product.
+  virtual std::vector<double> dots(const std::vector<std::pair<SolverVector*, SolverVector*>>& pairs) {
+    std::vector<double> out;
+    for (const auto& [x, y] : pairs) out.push_back(dot(*x, *y));
+    return out;
+  }
+  // r = a·x + y, r distinct from x and y (the kernels declare their pointers restrict).
+  virtual void axpy(double a, SolverVector& x, SolverVector& y, SolverVector& r) = 0;
+
+  // Kernel timing: while on, every kernel call is timed by the device's events (and so
+  // waited for); off, calls are only issued, and a whole solve is timed from outside.
+  virtual void time_kernels(bool on) = 0;
+  virtual const KernelTimes& times() const = 0;
+  virtual void reset_times() = 0;
+  // Waits for the work issued.
+  virtual void finish() = 0;
+  // What implements each kernel ("opencl/spmv/vector WG=128", "cuSPARSE SpMV"), for the record.
+  virtual std::vector<std::string> kernels() const = 0;
+};
+
+struct CsrMatrix;
+
+// Operators made from a vendor library rather than hetbench's kernels (the baseline of
+// `hetbench solve --baseline vendor`: cuSPARSE SpMV with cuBLAS dot and axpy on CUDA).
+// A backend registers its factory from its own source file; `jacobi` asks for the
+// diagonal preconditioner.
+using VendorSolverFactory =
+    std::function<std::unique_ptr<SolverOps>(Device&, std::shared_ptr<const CsrMatrix>, Precision, bool jacobi)>;
+void register_vendor_solver_ops(BackendKind backend, VendorSolverFactory make);
+// Empty when the backend registered none.
+VendorSolverFactory vendor_solver_ops(BackendKind backend);
+
+}  // namespace hetbench

@@ -1,0 +1,253 @@
+#include "solve/krylov.hpp"
+
+#include <cmath>
+#include <memory>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "hetbench/error.hpp"
+
+namespace hetbench {
+
+KrylovMethod parse_method(const std::string& s) {
+  if (s == "cg") return KrylovMethod::CG;
+  if (s == "bicgstab") return KrylovMethod::BiCGStab;
+  if (s == "gmres") return KrylovMethod::GMRES;
+  throw Error(fmt::format("unknown --method '{}': expected cg, bicgstab or gmres", s));
+}
+
+std::string to_string(KrylovMethod m) {
+  constexpr const char* names[] = {"cg", "bicgstab", "gmres"};
+  return names[static_cast<int>(m)];
+}
+
+std::string to_string(StopWhy w) {
+  constexpr const char* names[] = {"converged", "max-iter", "breakdown"};
+  return names[static_cast<int>(w)];
+}
+
+namespace {
+
+using Vec = std::unique_ptr<SolverVector>;
+
+// The methods below update out of place (r = a·x + y into a third vector, then swap the
+// handles): the kernels declare their pointers restrict, so no output aliases an input.
+struct Run {
+  SolverOps& ops;
+  const KrylovOptions& o;
+  KrylovResult res;
+
+  // Records ||r||/||b|| and says whether it is small enough.
+  bool record(double r_norm) {
+    res.history.push_back(r_norm / res.b_norm);
+    return r_norm <= o.tol * res.b_norm;
+  }
+  bool stop(StopWhy why, std::string detail = "") {
+    res.why = why;
+    res.detail = std::move(detail);
+    return true;
+  }
+  // A coefficient that is not a finite number ends the solve as a breakdown.
+  bool broken(double v, const char* what) {
+    if (std::isfinite(v)) return false;
+    return stop(StopWhy::Breakdown, fmt::format("{} is {} at iteration {}", what, v, res.iterations));
+  }
+
+  void cg(SolverVector& b, Vec& x) {
+    auto r = ops.vector(), z = ops.vector(), p = ops.vector(), q = ops.vector(), t = ops.vector();
+    ops.residual(b, *x, *r);
+    if (record(std::sqrt(ops.dot(*r, *r)))) return void(stop(StopWhy::Converged));
+    ops.precondition(*r, *z);
+    ops.copy(*z, *p);
+    double rz = ops.dot(*r, *z);
+    for (res.iterations = 1; res.iterations <= o.max_iter; ++res.iterations) {
+      ops.apply(*p, *q);
+      const double pq = ops.dot(*p, *q);
+      if (!(pq > 0))
+        return void(stop(StopWhy::Breakdown,
+                         fmt::format("p·Ap = {:.3e} <= 0 at iteration {}: the matrix is not positive definite "
+                                     "(CG needs a symmetric positive definite matrix; try --method bicgstab or gmres)",
+                                     pq, res.iterations)));
+      const double alpha = rz / pq;
+      ops.axpy(alpha, *p, *x, *t);
+      std::swap(x, t);
+      ops.axpy(-alpha, *q, *r, *t);
+      std::swap(r, t);
+      // z before the stopping test, so that r·r and r·z are read back together (one wait
+      // per iteration fewer; the last iteration's z is spare).
+      ops.precondition(*r, *z);
+      const auto d = ops.dots({{r.get(), r.get()}, {r.get(), z.get()}});
+      const double rr = d[0], rz_new = d[1];
+      if (broken(rr, "r·r")) return;
+      if (record(std::sqrt(rr))) return void(stop(StopWhy::Converged));
+      if (!(rz_new > 0))
+        return void(stop(StopWhy::Breakdown, fmt::format("r·M⁻¹r = {:.3e} <= 0 at iteration {}: the preconditioner "
+                                                         "is not positive definite (a negative diagonal entry)",
+                                                         rz_new, res.iterations)));
+      ops.axpy(rz_new / rz, *p, *z, *t);
+      std::swap(p, t);
+      rz = rz_new;
+    }
+    res.iterations = o.max_iter;
+  }
+
+  // Right-preconditioned BiCGStab (van der Vorst 1992): the residual it updates is b − A·x.
+  void bicgstab(SolverVector& b, Vec& x) {
+    auto r = ops.vector(), rhat = ops.vector(), p = ops.vector(), v = ops.vector(), ph = ops.vector(),
+         s = ops.vector(), sh = ops.vector(), t = ops.vector(), w = ops.vector();
+    ops.residual(b, *x, *r);
+    if (record(std::sqrt(ops.dot(*r, *r)))) return void(stop(StopWhy::Converged));
+    ops.copy(*r, *rhat);
+    double rho = 1, alpha = 1, omega = 1;
+    for (res.iterations = 1; res.iterations <= o.max_iter; ++res.iterations) {
+      const double rho_new = ops.dot(*rhat, *r);
+      if (rho_new == 0 || broken(rho_new, "rho"))
+        return void(stop(StopWhy::Breakdown, res.detail.empty() ? fmt::format("rho = r̂·r = 0 at iteration {}",
+                                                                               res.iterations)
+                                                                : res.detail));
+      if (res.iterations == 1) {
+        ops.copy(*r, *p);
+      } else {
+        const double beta = rho_new / rho * (alpha / omega);
+        ops.axpy(-omega, *v, *p, *w);        // w = p − ω·v
+        ops.axpy(beta, *w, *r, *p);          // p = r + β·w
+      }
+      rho = rho_new;
+      ops.precondition(*p, *ph);
+      ops.apply(*ph, *v);
+      const double rv = ops.dot(*rhat, *v);
+      alpha = rho / rv;
+      if (broken(alpha, "alpha = rho / r̂·v")) return;
+      ops.axpy(-alpha, *v, *r, *s);
+      const double ss = ops.dot(*s, *s);
+      if (std::sqrt(ss) <= o.tol * res.b_norm) {
+        ops.axpy(alpha, *ph, *x, *w);
+        std::swap(x, w);
+        record(std::sqrt(ss));
+        return void(stop(StopWhy::Converged));
+      }
+      ops.precondition(*s, *sh);
+      ops.apply(*sh, *t);
+      const double tt = ops.dot(*t, *t);
+      omega = ops.dot(*t, *s) / tt;
+      if (broken(omega, "omega = t·s / t·t")) return;
+      if (omega == 0) return void(stop(StopWhy::Breakdown, fmt::format("omega = 0 at iteration {}", res.iterations)));
+      ops.axpy(alpha, *ph, *x, *w);
+      ops.axpy(omega, *sh, *w, *x);
+      ops.axpy(-omega, *t, *s, *r);
+      const double rr = ops.dot(*r, *r);
+      if (broken(rr, "r·r")) return;
+      if (record(std::sqrt(rr))) return void(stop(StopWhy::Converged));
+    }
+    res.iterations = o.max_iter;
+  }
+
+  // Restarted GMRES(m) with right preconditioning (Saad & Schultz 1986): modified
+  // Gram–Schmidt on the device, the (m+1)×m Hessenberg matrix and its Givens rotations on
+  // the host; x = x₀ + M⁻¹·V·y at the end of each cycle.
+  void gmres(SolverVector& b, Vec& x) {
+    const int m = o.restart;
+    std::vector<Vec> V;
+    for (int i = 0; i <= m; ++i) V.push_back(ops.vector());
+    auto r = ops.vector(), z = ops.vector(), w = ops.vector(), t = ops.vector(), zero = ops.vector(),
+         u = ops.vector();
+    std::vector<std::vector<double>> H(m + 1, std::vector<double>(m, 0.0));
+    std::vector<double> cs(m), sn(m), g(m + 1);
+    ops.residual(b, *x, *r);
+    double beta = std::sqrt(ops.dot(*r, *r));
+    if (record(beta)) return void(stop(StopWhy::Converged));
+    while (true) {
+      ops.axpy(1 / beta, *r, *zero, *V[0]);
+      std::fill(g.begin(), g.end(), 0.0);
+      g[0] = beta;
+      int j = 0;
+      bool done = false;
+      for (; j < m && res.iterations < o.max_iter; ++j) {
+        ++res.iterations;
+        ops.precondition(*V[j], *z);
+        ops.apply(*z, *w);
+        for (int i = 0; i <= j; ++i) {
+          H[i][j] = ops.dot(*w, *V[i]);
+          ops.axpy(-H[i][j], *V[i], *w, *t);
+          std::swap(w, t);
+        }
+        const double h = std::sqrt(ops.dot(*w, *w));
+        if (broken(h, "||w||")) return;
+        H[j + 1][j] = h;
+        for (int i = 0; i < j; ++i) {  // earlier rotations on the new column
+          const double a = H[i][j], c = H[i + 1][j];
+          H[i][j] = cs[i] * a + sn[i] * c;
+          H[i + 1][j] = -sn[i] * a + cs[i] * c;
+        }
+        const double d = std::hypot(H[j][j], H[j + 1][j]);
+        cs[j] = H[j][j] / d;
+        sn[j] = H[j + 1][j] / d;
+        H[j][j] = d;
+        H[j + 1][j] = 0;
+        g[j + 1] = -sn[j] * g[j];
+        g[j] = cs[j] * g[j];
+        done = record(std::abs(g[j + 1]));
+        // h = 0: the Krylov space is invariant and the cycle's solution exact (a lucky breakdown).
+        if (done || h == 0) {
+          ++j;
+          break;
+        }
+        ops.axpy(1 / h, *w, *zero, *V[j + 1]);
+      }
+      if (j == 0) return;
+      // y = H⁻¹ g (upper triangular), u = V·y, x += M⁻¹ u.
+      std::vector<double> y(j);
+      for (int i = j - 1; i >= 0; --i) {
+        double s = g[i];
+        for (int k = i + 1; k < j; ++k) s -= H[i][k] * y[k];
+        y[i] = s / H[i][i];
+      }
+      ops.axpy(y[0], *V[0], *zero, *u);
+      for (int i = 1; i < j; ++i) {
+        ops.axpy(y[i], *V[i], *u, *t);
+        std::swap(u, t);
+      }
+      ops.precondition(*u, *z);
+      ops.axpy(1, *z, *x, *t);
+      std::swap(x, t);
+      if (done) return void(stop(StopWhy::Converged));
+      if (res.iterations >= o.max_iter) return;
+      // The restart's residual is recomputed, so that rounding in the rotations does not
+      // accumulate across cycles.
+      ops.residual(b, *x, *r);
+      beta = std::sqrt(ops.dot(*r, *r));
+      if (broken(beta, "||r||")) return;
+      if (beta <= o.tol * res.b_norm) {
+        res.history.back() = beta / res.b_norm;
+        return void(stop(StopWhy::Converged));
+      }
+    }
+  }
+};
+
+}  // namespace
+
+KrylovResult krylov_solve(SolverOps& ops, SolverVector& b, SolverVector& x_io, const KrylovOptions& o) {
+  if (o.method == KrylovMethod::GMRES && o.restart < 1) throw Error("--restart must be at least 1");
+  if (!(o.tol > 0)) throw Error(fmt::format("--tol must be positive, not {}", o.tol));
+  Run run{ops, o, {}};
+  run.res.b_norm = std::sqrt(ops.dot(b, b));
+  if (run.res.b_norm == 0) run.res.b_norm = 1;  // b = 0: the absolute residual
+  // The methods swap vectors; the solution is copied back into the caller's x at the end.
+  Vec x = ops.vector();
+  ops.copy(x_io, *x);
+  switch (o.method) {
+    case KrylovMethod::CG: run.cg(b, x); break;
+    case KrylovMethod::BiCGStab: run.bicgstab(b, x); break;
+    case KrylovMethod::GMRES: run.gmres(b, x); break;
+  }
+  ops.copy(*x, x_io);
+  ops.finish();
+  if (run.res.why == StopWhy::MaxIter && run.res.detail.empty() && !run.res.history.empty())
+    run.res.detail = fmt::format("stopped at --max-iter {}: ||r||/||b|| = {:.3e} > --tol {:.1e}", o.max_iter,
+                                 run.res.history.back(), o.tol);
+  return run.res;
+}
+
+}  // namespace hetbench

@@ -1,0 +1,39 @@
+// CG, BiCGStab and restarted GMRES(m), written once over SolverOps, so that every
+// backend (and distributed operators) runs the same algorithm. docs/solvers.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hetbench/solver_ops.hpp"
+
+namespace hetbench {
+
+enum class KrylovMethod { CG, BiCGStab, GMRES };
+KrylovMethod parse_method(const std::string& s);  // cg, bicgstab, gmres; throws Error
+std::string to_string(KrylovMethod m);
+
+struct KrylovOptions {
+  KrylovMethod method = KrylovMethod::CG;
+  double tol = 1e-8;     // stop at ||r|| <= tol * ||b|| (the recursively updated r)
+  long max_iter = 1000;  // iterations (GMRES: inner steps, over all restarts)
+  int restart = 30;      // GMRES(m)
+};
+
+// Why a solve stopped. Breakdown and max-iter are the caller's to report (exit status 2
+// and 1 in the CLI: docs/solvers.md).
+enum class StopWhy { Converged, MaxIter, Breakdown };
+std::string to_string(StopWhy w);
+
+struct KrylovResult {
+  long iterations = 0;
+  StopWhy why = StopWhy::MaxIter;
+  std::string detail;            // the breakdown in words
+  double b_norm = 0;
+  std::vector<double> history;   // ||r_k|| / ||b||, k = 0 (initial) .. iterations
+};
+
+// Solves A x = b; x holds the initial guess and receives the solution.
+KrylovResult krylov_solve(SolverOps& ops, SolverVector& b, SolverVector& x, const KrylovOptions& o);
+
+}  // namespace hetbench

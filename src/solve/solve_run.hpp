@@ -1,0 +1,35 @@
+// `hetbench solve`: the matrix and right-hand side, the solve on each device, its true
+// residual and one record per device in an experiment folder (docs/solvers.md).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "hetbench/precision.hpp"
+#include "solve/krylov.hpp"
+#include "solve/variant_ops.hpp"
+
+namespace hetbench {
+
+struct SolveSpec {
+  KrylovOptions krylov;
+  std::string matrix;                  // a Matrix Market file or gen:NAME:k=v,...
+  std::string devices = "host";
+  Precision precision = Precision::D;  // the Krylov solve's (the inner one's with refinement)
+  Preconditioner precond = Preconditioner::Jacobi;
+  SolverVariants variants;
+  std::optional<Precision> refine;     // DF or DD: iterative refinement
+  double inner_tol = 0;                // refinement's inner reduction; 0: 1e-4 (S) or 1e-7 (D)
+  std::string baseline;                // "", "eigen" (host), "vendor" (cuSPARSE + cuBLAS on CUDA)
+  std::uint64_t seed = 0;
+  std::string out_root = "hetbench-results", name = "solve", command_line;
+  bool record = true;                  // false: --no-record, nothing written
+};
+
+// Solves on every device; returns the exit status: 0 converged within the bound, 1 a
+// solve stopped at --max-iter (or stagnated) or its true residual exceeds the bound.
+// Bad input and breakdowns throw Error (exit 2) after the record is written.
+int run_solve(const SolveSpec& s);
+
+}  // namespace hetbench

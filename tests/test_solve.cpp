@@ -1,0 +1,260 @@
+// hetbench solve: CG, BiCGStab and GMRES(m) over the op kernels on the host and PoCL,
+// mixed-precision refinement, and the bad-input cases of the CLI (docs/solvers.md).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "hetbench/error.hpp"
+#include "engine/results.hpp"
+
+#include "solve/krylov.hpp"
+#include "solve/refine.hpp"
+#include "solve/true_residual.hpp"
+#include "solve/variant_ops.hpp"
+#include "sparse/generators.hpp"
+#include "test_util.hpp"
+#include "util/random.hpp"
+
+namespace hetbench {
+namespace {
+
+// A random sparse matrix, symmetric when `sym`, strictly diagonally dominant with a
+// positive diagonal (so SPD when symmetric), about k off-diagonal entries per row.
+CsrMatrix dominant(int64_t n, int k, std::uint64_t seed, bool sym) {
+  std::vector<int32_t> r, c;
+  std::vector<double> v;
+  std::vector<double> rowsum(n, 0.0);
+  for (int64_t i = 0; i < n; ++i)
+    for (int t = 0; t < k; ++t) {
+      const auto j = static_cast<int64_t>((random_value(seed, 1, i * k + t) + 1) / 2 * n) % n;
+      if (j == i) continue;
+      const double a = random_value(seed, 2, i * k + t);
+      r.push_back(static_cast<int32_t>(i)), c.push_back(static_cast<int32_t>(j)), v.push_back(a);
+      rowsum[i] += std::fabs(a);
+      if (sym) {
+        r.push_back(static_cast<int32_t>(j)), c.push_back(static_cast<int32_t>(i)), v.push_back(a);
+        rowsum[j] += std::fabs(a);
+      }
+    }
+  for (int64_t i = 0; i < n; ++i)
+    r.push_back(static_cast<int32_t>(i)), c.push_back(static_cast<int32_t>(i)), v.push_back(rowsum[i] + 1 + (i % 7));
+  return csr_from_coo(n, n, r, c, v);
+}
+
+std::vector<std::shared_ptr<Device>> test_devices() {
+  std::vector<std::shared_ptr<Device>> out = resolve_devices("host");
+  try {
+    auto cl = resolve_devices("opencl:0:0");
+    out.insert(out.end(), cl.begin(), cl.end());
+  } catch (const Error&) {
+  }
+  return out;
+}
+
+struct Case {
+  std::string what;
+  std::shared_ptr<const CsrMatrix> a;
+  KrylovMethod method;
+};
+
+// Solves with a seeded random b and checks convergence and the true residual's bound.
+void check_solve(Device& dev, const Case& c, Precision p, std::uint64_t seed) {
+  SCOPED_TRACE(fmt::format("{} {} {} on {} seed {}", to_string(c.method), c.what, name(p), dev.id(), seed));
+  auto ops = make_variant_ops(dev, c.a, p, {}, Preconditioner::Jacobi);
+  std::vector<double> b(static_cast<std::size_t>(c.a->rows));
+  fill_random(b.data(), b.size(), seed, 21);
+  auto bv = ops->vector(), xv = ops->vector();
+  ops->upload(*bv, b);
+  KrylovOptions o;
+  o.method = c.method;
+  o.tol = p == Precision::S ? 1e-5 : 1e-10;
+  o.max_iter = 2000;
+  o.restart = 17;
+  const auto r = krylov_solve(*ops, *bv, *xv, o);
+  EXPECT_EQ(r.why, StopWhy::Converged) << r.detail;
+  EXPECT_LE(r.history.back(), o.tol);
+  EXPECT_GT(r.history.front(), o.tol);
+  const auto tr = krylov_true_residual(*c.a, b, {ops->download(*xv), {}}, p, o.tol, r.iterations);
+  EXPECT_TRUE(tr.within()) << tr.rel << " > " << tr.rel_bound;
+  // Not a vacuous bound: the solve is far better than x = 0 would be.
+  EXPECT_LT(tr.rel, 100 * o.tol);
+}
+
+TEST(Solve, EveryMethodConvergesOnHostAndOpenCL) {
+  const auto seed = fresh_seed();
+  const auto spd = std::make_shared<const CsrMatrix>(dominant(1001, 4, seed, true));
+  const auto nonsym = std::make_shared<const CsrMatrix>(dominant(777, 5, seed + 1, false));
+  const auto p2 = std::make_shared<const CsrMatrix>(generate_matrix("gen:poisson2d:n=29", seed));
+  const auto p3 = std::make_shared<const CsrMatrix>(generate_matrix("gen:poisson3d:n=11", seed));
+  std::vector<Case> cases = {{"poisson2d 29", p2, KrylovMethod::CG},       {"poisson3d 11", p3, KrylovMethod::CG},
+                             {"spd 1001", spd, KrylovMethod::CG},          {"poisson3d 11", p3, KrylovMethod::BiCGStab},
+                             {"nonsym 777", nonsym, KrylovMethod::BiCGStab}, {"poisson2d 29", p2, KrylovMethod::GMRES},
+                             {"nonsym 777", nonsym, KrylovMethod::GMRES}};
+  for (const auto& dev : test_devices())
+    for (const auto& c : cases)
+      for (auto p : {Precision::S, Precision::D}) check_solve(*dev, c, p, seed);
+}
+
+// On a CUDA device (the GPU run; skipped here): every method in S and D from the op
+// kernels, and CG and BiCGStab over the cuSPARSE + cuBLAS operators.
+TEST(Solve, CudaKernelsAndVendorOperators) {
+  std::vector<std::shared_ptr<Device>> gpus;
+  try {
+    gpus = resolve_devices("cuda:0");
+  } catch (const Error& e) {
+    GTEST_SKIP() << "no CUDA device: " << e.what();
+  }
+  const auto seed = fresh_seed();
+  const auto p3 = std::make_shared<const CsrMatrix>(generate_matrix("gen:poisson3d:n=23", seed));
+  const auto nonsym = std::make_shared<const CsrMatrix>(dominant(4097, 5, seed, false));
+  for (const auto& c : std::vector<Case>{{"poisson3d 23", p3, KrylovMethod::CG},
+                                         {"nonsym 4097", nonsym, KrylovMethod::BiCGStab},
+                                         {"nonsym 4097", nonsym, KrylovMethod::GMRES}})
+    for (auto p : {Precision::S, Precision::D}) check_solve(*gpus[0], c, p, seed);
+  for (auto method : {KrylovMethod::CG, KrylovMethod::BiCGStab})
+    for (auto p : {Precision::S, Precision::D}) {
+      SCOPED_TRACE(fmt::format("vendor {} {}", to_string(method), name(p)));
+      auto make = vendor_solver_ops(BackendKind::Cuda);
+      ASSERT_TRUE(make);
+      auto ops = make(*gpus[0], p3, p, true);
+      std::vector<double> b(static_cast<std::size_t>(p3->rows));
+      fill_random(b.data(), b.size(), seed, 21);
+      auto bv = ops->vector(), xv = ops->vector();
+      ops->upload(*bv, b);
+      KrylovOptions o;
+      o.method = method;
+      o.tol = p == Precision::S ? 1e-5 : 1e-10;
+      const auto r = krylov_solve(*ops, *bv, *xv, o);
+      EXPECT_EQ(r.why, StopWhy::Converged) << r.detail;
+      const auto tr = krylov_true_residual(*p3, b, {ops->download(*xv), {}}, p, o.tol, r.iterations);
+      EXPECT_TRUE(tr.within()) << tr.rel << " > " << tr.rel_bound;
+    }
+}
+
+TEST(Solve, KernelTimesSplitByKind) {
+  auto dev = resolve_devices("host").front();
+  const auto a = std::make_shared<const CsrMatrix>(generate_matrix("gen:poisson2d:n=20", 1));
+  auto ops = make_variant_ops(*dev, a, Precision::D, {}, Preconditioner::Jacobi);
+  std::vector<double> b(static_cast<std::size_t>(a->rows));
+  fill_random(b.data(), b.size(), fresh_seed(), 21);
+  auto bv = ops->vector(), xv = ops->vector();
+  ops->upload(*bv, b);
+  ops->time_kernels(true);
+  const auto r = krylov_solve(*ops, *bv, *xv, {});
+  ASSERT_EQ(r.why, StopWhy::Converged);
+  const auto& t = ops->times();
+  // CG: one SpMV, one preconditioner and three DOTs per iteration, beside the set-up
+  // (r₀ = b − A·x₀, z₀ = M⁻¹r₀, b·b, r₀·r₀, r₀·z₀).
+  EXPECT_EQ(t.calls[0], r.iterations + 1);
+  EXPECT_EQ(t.calls[3], r.iterations + 1);
+  EXPECT_EQ(t.calls[1], 3 * r.iterations + 3);
+  for (auto s : t.seconds) EXPECT_GT(s, 0);
+}
+
+TEST(Solve, RefinementReachesDoubleWordAccuracy) {
+  const auto seed = fresh_seed();
+  // DF's floor is about u_DF·‖|A||x|‖/‖b‖ (x itself is held in DF): a well-conditioned
+  // matrix for DF, the Poisson matrix for DD.
+  const auto spd = std::make_shared<const CsrMatrix>(dominant(1234, 4, seed, true));
+  const auto p2 = std::make_shared<const CsrMatrix>(generate_matrix("gen:poisson2d:n=31", seed));
+  struct R {
+    Precision inner, outer;
+    double tol;
+    std::shared_ptr<const CsrMatrix> a;
+  };
+  for (const auto& dev : test_devices())
+    for (const R& c : {R{Precision::S, Precision::DF, 1e-13, spd}, R{Precision::D, Precision::DD, 1e-24, p2}}) {
+      SCOPED_TRACE(fmt::format("{} inner, {} outer on {}, seed {}", name(c.inner), name(c.outer), dev->id(), seed));
+      const auto& a = c.a;
+      std::vector<double> b(static_cast<std::size_t>(a->rows));
+      fill_random(b.data(), b.size(), seed, 21);
+      auto ops = make_variant_ops(*dev, a, c.inner, {}, Preconditioner::Jacobi);
+      auto res = host_dw_residual(a, c.outer);
+      RefineOptions o;
+      o.tol = c.tol;
+      o.inner.tol = c.inner == Precision::S ? 1e-4 : 1e-8;
+      const auto r = refine_solve(*ops, *res, b, o);
+      EXPECT_EQ(r.why, StopWhy::Converged) << r.detail;
+      EXPECT_GE(r.outer, 2);
+      const auto tr = refined_true_residual(*a, b, r.x, c.outer, c.tol);
+      EXPECT_TRUE(tr.within()) << tr.rel << " > " << tr.rel_bound;
+      // Beyond what the inner precision alone reaches.
+      EXPECT_LT(tr.rel, c.inner == Precision::S ? 1e-12 : 1e-20);
+    }
+}
+
+TEST(Solve, JacobiRefusesAZeroDiagonal) {
+  CsrMatrix a = generate_matrix("gen:poisson2d:n=5", 1);
+  for (auto q = a.rowptr[7]; q < a.rowptr[8]; ++q)
+    if (a.colidx[q] == 7) a.values[q] = 0;
+  try {
+    jacobi_inverse(a);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("row 8"), std::string::npos) << e.what();
+  }
+}
+
+// The CLI: exit status and one clear message for each bad input.
+class SolveCli : public ::testing::Test {
+ protected:
+  test::TempDir tmp;
+  test::CmdResult solve(const std::string& args) {
+    return test::run_hetbench("solve --out " + tmp.str() + " --seed 7 " + args);
+  }
+  std::string mtx(const std::string& name, const std::string& body) {
+    const auto p = tmp.path() / name;
+    test::write_text(p, "%%MatrixMarket matrix coordinate real general\n" + body);
+    return p.string();
+  }
+};
+
+TEST_F(SolveCli, ConvergesRecordsAndExitsZero) {
+  auto r = solve("--method cg --matrix gen:poisson2d:n=24 --precision D --tol 1e-9");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("converged"), std::string::npos) << r.output;
+  const auto recs = read_results(test::only_experiment(tmp.path()));
+  ASSERT_EQ(recs.size(), 1u);
+  const auto& rec = recs[0];
+  EXPECT_EQ(rec["op"], "solve");
+  EXPECT_TRUE(rec["converged"].get<bool>());
+  EXPECT_TRUE(rec["true_residual"]["within"].get<bool>());
+  EXPECT_GT(rec["residual_history"].size(), 2u);
+  EXPECT_GT(rec["kernels_timed"]["seconds_per_iteration"]["spmv"].get<double>(), 0);
+}
+
+TEST_F(SolveCli, NonSquareMatrix) {
+  auto r = solve("--matrix " + mtx("rect.mtx", "3 2 2\n1 1 1.5\n3 2 2.5\n"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("square matrix, this one is 3 x 2"), std::string::npos) << r.output;
+}
+
+TEST_F(SolveCli, ZeroDiagonalForJacobi) {
+  auto r = solve("--method bicgstab --matrix " + mtx("zd.mtx", "3 3 4\n1 1 2\n2 1 1\n2 3 1\n3 3 2\n"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("row 2 (1-based) has no diagonal entry"), std::string::npos) << r.output;
+}
+
+TEST_F(SolveCli, NonSpdIsACgBreakdown) {
+  // Symmetric and indefinite: diag(2, -3, 1) plus a coupling.
+  auto r = solve("--precond none --matrix " + mtx("indef.mtx", "3 3 5\n1 1 2\n2 2 -3\n3 3 1\n1 2 0.5\n2 1 0.5\n"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("not positive definite"), std::string::npos) << r.output;
+}
+
+TEST_F(SolveCli, NonSymmetricRefusedByCg) {
+  auto r = solve("--matrix " + mtx("ns.mtx", "2 2 3\n1 1 2\n1 2 1\n2 2 2\n"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("CG needs a symmetric matrix"), std::string::npos) << r.output;
+}
+
+TEST_F(SolveCli, StagnationStopsAtMaxIter) {
+  auto r = solve("--method gmres --restart 2 --max-iter 6 --tol 1e-12 --matrix gen:poisson2d:n=30");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("max-iter after 6 iterations"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace hetbench
