@@ -153,9 +153,10 @@ __global__ void finish_fixed(const double* acc, const int* ea, const int* eb, in
 
 // Scheme II: Garner on the L int32 products res[l][i * ld + j] (m x ld each), X scaled
 // by 2^(ea_i + eb_j - 2P).
+// res holds L products of mp x ld (m and n padded for the INT8 GEMMs), `plane` elements apart.
 __global__ void finish_crt(const int* res, int L, const int* mod, const int* inv, int P, const int* ea, const int* eb,
-                           int m, int n, int ld, Out o) {
-  const unsigned long long total = static_cast<unsigned long long>(m) * n, plane = static_cast<unsigned long long>(m) * ld;
+                           int m, int n, int ld, unsigned long long plane, Out o) {
+  const unsigned long long total = static_cast<unsigned long long>(m) * n;
   for (unsigned long long x = blockIdx.x * 1ull * blockDim.x + threadIdx.x; x < total; x += gridDim.x * 1ull * blockDim.x) {
     const unsigned long long i = x / n, j = x % n;
     int r[20];

@@ -43,8 +43,8 @@ void finish_fixed(const double* acc, const int* ea, const int* eb, int m, int n,
   ozk::finish_fixed<<<blocks(1ull * m * n), 256, 0, s>>>(acc, ea, eb, m, n, ld, out(o));
 }
 void finish_crt(const int* res, int L, const int* mod, const int* inv, int P, const int* ea, const int* eb, int m, int n,
-                int ld, const Out& o, cudaStream_t s) {
-  ozk::finish_crt<<<blocks(1ull * m * n), 256, 0, s>>>(res, L, mod, inv, P, ea, eb, m, n, ld, out(o));
+                int ld, unsigned long long plane, const Out& o, cudaStream_t s) {
+  ozk::finish_crt<<<blocks(1ull * m * n), 256, 0, s>>>(res, L, mod, inv, P, ea, eb, m, n, ld, plane, out(o));
 }
 
 }  // namespace hetbench::ozaki_launch

@@ -25,6 +25,6 @@ void split_terms(const double* X, int rows, int k, int kp, int bits, int slices,
 void accumulate(const float* P, unsigned long long count, int shift, double* acc, cudaStream_t s);
 void finish_fixed(const double* acc, const int* ea, const int* eb, int m, int n, int ld, const Out& o, cudaStream_t s);
 void finish_crt(const int* res, int L, const int* mod, const int* inv, int P, const int* ea, const int* eb, int m, int n,
-                int ld, const Out& o, cudaStream_t s);
+                int ld, unsigned long long plane, const Out& o, cudaStream_t s);
 
 }  // namespace hetbench::ozaki_launch

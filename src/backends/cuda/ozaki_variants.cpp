@@ -205,7 +205,7 @@ void run_crt(SchemeCall& c) {
             static_cast<char*>(c.prod) + l * sp, CUDA_R_32I, CUBLAS_COMPUTE_32I, &one, &zero, c.np);
   c.phases.mark(2, s);
   L::finish_crt(static_cast<const int*>(c.prod), Lm, c.mod_d, c.inv_d, c.scheme.bits, c.ea, c.eb, c.m, c.n, c.np,
-                out_of(c), s);
+                static_cast<unsigned long long>(c.mp) * c.np, out_of(c), s);
   HB_CUDA(cudaGetLastError(), c.dev->id());
   c.phases.mark(3, s);
   c.phases.write(c.scheme.label, c.m, c.n, c.k, c.scheme.gemms());
