@@ -203,7 +203,8 @@ std::string layout_accessors(const Layout& l, const FieldSet& fs) {
     for (const auto& x : o.fields) acc_of[x] = fmt::format("{}_{}", upper(o.operand), upper(x));
   for (const auto& e : l.scratch) s += fmt::format(" hb_sp[(j)].{} = {}(src);", e.field.name, acc_of[e.field.name]);
   s += " } while (0)\n";
-  for (const auto& [x, acc] : acc_of) {
+  for (const auto& [field, acc] : acc_of) {
+    const std::string& x = field;  // clang 14 cannot capture a structured binding
     bool st = std::any_of(l.scratch.begin(), l.scratch.end(), [&](const ScratchEntry& e) { return e.field.name == x; });
     s += st ? fmt::format("#define TILE_{}(j, src) (hb_sp[(j)].{})\n", acc, x)
             : fmt::format("#define TILE_{}(j, src) {}(src)\n", acc, acc);
