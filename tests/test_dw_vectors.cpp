@@ -11,7 +11,7 @@
 #include "hetbench/error.hpp"
 #include "hetbench/op.hpp"
 #include "hetbench/variant.hpp"
-#include "test_util.hpp"
+#include "variant_sweep.hpp"
 
 using namespace hetbench;
 using namespace hetbench::test;
@@ -69,15 +69,7 @@ TEST_P(DwVariants, ValidateInBothStorages) {
           spec.params = ps;
           spec.reps = 1;
           spec.warmup = 0;
-          for (const auto& r : run_points(spec)) {
-            if (r.value("status", "") == "skipped") continue;  // a constraint excludes the point
-            EXPECT_EQ(r.value("status", ""), "ok") << describe(r);
-            EXPECT_LE(r["validation"]["max_err_over_bound"].get<double>(), 1.0) << describe(r);
-            EXPECT_EQ(r["sizes"]["soa"], storage == "soa" ? 1 : 0) << describe(r);
-            EXPECT_EQ(r["features"]["storage"], storage) << describe(r);
-            ran.insert(r.value("variant_id", ""));
-            ++checked;
-          }
+          checked += expect_dw_storage_points(spec, storage, ran);
         }
       }
     }

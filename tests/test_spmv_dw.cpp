@@ -15,7 +15,7 @@
 #include "hetbench/error.hpp"
 #include "hetbench/op.hpp"
 #include "hetbench/variant.hpp"
-#include "test_util.hpp"
+#include "variant_sweep.hpp"
 
 using namespace hetbench;
 using namespace hetbench::test;
@@ -88,15 +88,7 @@ TEST(SpmvDw, EveryHostAndOpenclVariantValidatesInBothStorages) {
           for (const auto& [k, x] : ps) spec.params[k] = std::to_string(x);
           spec.reps = 1;
           spec.warmup = 0;
-          for (const auto& r : run_points(spec)) {
-            if (r.value("status", "") == "skipped") continue;  // a constraint excludes the set here
-            EXPECT_EQ(r.value("status", ""), "ok") << describe(r);
-            EXPECT_LE(r["validation"]["max_err_over_bound"].get<double>(), 1.0) << describe(r);
-            EXPECT_EQ(r["sizes"]["soa"], storage == "soa" ? 1 : 0) << describe(r);
-            EXPECT_EQ(r["features"]["storage"], storage) << describe(r);
-            ran.insert(r.value("variant_id", ""));
-            ++checked;
-          }
+          checked += expect_dw_storage_points(spec, storage, ran);
         }
       }
     }

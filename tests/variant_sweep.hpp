@@ -60,6 +60,23 @@ inline std::vector<nlohmann::json> validate_every_variant(const std::string& op,
 }
 
 // The number of records of each backend ("host", "opencl").
+// A double-word run's records in one storage (aos, soa): every measured point passed
+// within its bound and was run in that storage. Returns how many were checked and adds
+// their variant ids to `ran`.
+inline int expect_dw_storage_points(const RunSpec& spec, const std::string& storage, std::set<std::string>& ran) {
+  int checked = 0;
+  for (const auto& r : run_points(spec)) {
+    if (r.value("status", "") == "skipped") continue;  // a constraint excludes the point
+    EXPECT_EQ(r.value("status", ""), "ok") << describe(r);
+    EXPECT_LE(r["validation"]["max_err_over_bound"].get<double>(), 1.0) << describe(r);
+    EXPECT_EQ(r["sizes"]["soa"], storage == "soa" ? 1 : 0) << describe(r);
+    EXPECT_EQ(r["features"]["storage"], storage) << describe(r);
+    ran.insert(r.value("variant_id", ""));
+    ++checked;
+  }
+  return checked;
+}
+
 inline std::map<std::string, int> by_backend(const std::vector<nlohmann::json>& recs) {
   std::map<std::string, int> n;
   for (const auto& r : recs) ++n[r.value("backend", "")];
