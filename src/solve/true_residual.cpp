@@ -1,5 +1,6 @@
 #include "solve/true_residual.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ops/double_word.hpp"
@@ -19,21 +20,36 @@ Sums sums(const CsrMatrix& a, const std::vector<double>& b, const DwVector& x) {
   const auto rows = static_cast<std::int64_t>(a.rows);
   long double r2 = 0, m2 = 0, b2 = 0;
   int row_max = 0;
-#pragma omp parallel for schedule(static) reduction(+ : r2, m2, b2) reduction(max : row_max)
-  for (std::int64_t i = 0; i < rows; ++i) {
-    R s = b[i], m = std::fabs(b[i]);
-    for (auto q = a.rowptr[i]; q < a.rowptr[i + 1]; ++q) {
-      const auto j = a.colidx[q];
-      const R xj = static_cast<R>(x.hi[j]) + (x.lo.empty() ? R(0) : static_cast<R>(x.lo[j]));
-      const R t = static_cast<R>(a.values[q]) * xj;
-      s -= t;
-      m += t < 0 ? -t : t;
+  // Per-thread partial sums added under a lock, not an OpenMP reduction: clang's
+  // reduction of a long double is a 16-byte atomic compare-exchange, which needs
+  // libatomic (the sanitized build would not link).
+#pragma omp parallel
+  {
+    long double r2t = 0, m2t = 0, b2t = 0;
+    int row_max_t = 0;
+#pragma omp for schedule(static) nowait
+    for (std::int64_t i = 0; i < rows; ++i) {
+      R s = b[i], m = std::fabs(b[i]);
+      for (auto q = a.rowptr[i]; q < a.rowptr[i + 1]; ++q) {
+        const auto j = a.colidx[q];
+        const R xj = static_cast<R>(x.hi[j]) + (x.lo.empty() ? R(0) : static_cast<R>(x.lo[j]));
+        const R t = static_cast<R>(a.values[q]) * xj;
+        s -= t;
+        m += t < 0 ? -t : t;
+      }
+      const auto sl = static_cast<long double>(s), ml = static_cast<long double>(m);
+      r2t += sl * sl;
+      m2t += ml * ml;
+      b2t += static_cast<long double>(b[i]) * b[i];
+      row_max_t = std::max(row_max_t, a.rowptr[i + 1] - a.rowptr[i]);
     }
-    const auto sl = static_cast<long double>(s), ml = static_cast<long double>(m);
-    r2 += sl * sl;
-    m2 += ml * ml;
-    b2 += static_cast<long double>(b[i]) * b[i];
-    row_max = std::max(row_max, a.rowptr[i + 1] - a.rowptr[i]);
+#pragma omp critical(hetbench_true_residual)
+    {
+      r2 += r2t;
+      m2 += m2t;
+      b2 += b2t;
+      row_max = std::max(row_max, row_max_t);
+    }
   }
   return {static_cast<double>(std::sqrt(r2)), static_cast<double>(std::sqrt(m2)), static_cast<double>(std::sqrt(b2)),
           row_max};
