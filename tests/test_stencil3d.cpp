@@ -30,6 +30,7 @@ TEST(Stencil3d, SizesAndBadInput) {
   EXPECT_EQ(s[1].at("nz"), 5);
   EXPECT_EQ(s[1].input, "aos");
   expect_bad_input("run stencil3d --device host --size 4x0x2", "stencil3d needs every extent >= 1");
+  expect_bad_input("run stencil3d --device host --size 2^62x2^62x2", "grid would have more than 2^40 points");
   expect_bad_input("run stencil3d --device host --size 4x4x4 --param LAYOUT=" + source_dir() + "/layouts/nbody/aos.layout",
                    "op stencil3d has no field 'x'");
 }

@@ -37,9 +37,16 @@ std::vector<Sizes> stencil_dims(const std::string& list) {
     }
     if (d.size() > 3) throw Error(fmt::format("malformed stencil3d size '{}': expected NX, NXxNY or NXxNYxNZ", tok));
     while (d.size() < 3) d.push_back(d.back());
-    for (long long v : d)
+    // The product is checked as it grows: extents from a file or a fuzzer must not overflow it.
+    constexpr long long kMaxPoints = 1ll << 40;
+    long long n = 1;
+    for (long long v : d) {
       if (v < 1) throw Error(fmt::format("size {} = {} is impossible: stencil3d needs every extent >= 1", tok, v));
-    out.push_back(Sizes{{"nx", d[0]}, {"ny", d[1]}, {"nz", d[2]}, {"n", d[0] * d[1] * d[2]}});
+      if (v > kMaxPoints / n)
+        throw Error(fmt::format("size {} is impossible: stencil3d's grid would have more than 2^40 points", tok));
+      n *= v;
+    }
+    out.push_back(Sizes{{"nx", d[0]}, {"ny", d[1]}, {"nz", d[2]}, {"n", n}});
   }
   return out;
 }
