@@ -188,3 +188,40 @@ TEST(Replay, RefusesWhatCannotBeReplayedExactly) {
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_THAT(r.output, HasSubstr("is not an experiment folder"));
 }
+
+// replay store:REF replays a stored experiment and names it in replay_of; a file token with
+// a storage suffix (m.mtx@soa) is checked as its file.
+TEST(Replay, StoredExperimentsAndStorageSuffixes) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(seed);
+  test::TempDir tmp;
+  const auto mtx = (tmp.path() / "m.mtx").string();
+  write_random_mtx(mtx, seed, 200);
+  const auto out = (tmp.path() / "rec").string();
+  auto r = test::run_hetbench("run spmv --device host --variant loop --matrix " + mtx + "@soa" + kQuick +
+                              " --no-db --out " + out);
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto dir = only_experiment(out).string();
+  r = test::run_hetbench("replay " + dir + " --out " + (tmp.path() / "again").string());
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("the context is the one recorded"));
+
+  const auto store = (tmp.path() / "store.db").string();
+  r = test::run_hetbench("store add --store " + store + " " + dir);
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = test::run_hetbench("replay store:1 --store " + store + " --out " + (tmp.path() / "stored").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto rep = read_experiment(only_experiment(tmp.path() / "stored"));
+  const auto& of = rep.experiment["spec"]["replay_of"];
+  EXPECT_EQ(of["experiment"], "store:1");
+  EXPECT_EQ(of["stored"]["id"], 1);
+  EXPECT_EQ(of["stored"]["store"], store);
+  EXPECT_EQ(of["stored"]["hash"].get<std::string>().size(), 64u);
+  ASSERT_EQ(rep.points.size(), 1u);
+  EXPECT_EQ(rep.points[0]["sizes"]["input"], mtx + "@soa");
+
+  write_random_mtx(mtx, seed + 1, 200);  // the suffixed token's file changed: refused
+  r = test::run_hetbench("replay " + dir + " --out " + (tmp.path() / "changed").string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("'" + mtx + "' changed since it was recorded"));
+}

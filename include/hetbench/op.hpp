@@ -157,6 +157,9 @@ class Op {
   // input (with the experiment's seed) and returns its dimensions; throws Error naming
   // the file, line or key on bad input.
   virtual std::vector<Sizes> parse_input(const std::string& token, std::uint64_t seed) const;
+  // The file or generator an input token reads: the token less what the op adds to it
+  // (spmv: a storage suffix, "m.mtx@soa" reads m.mtx). Replay checks this file's hash.
+  virtual std::string input_source(const std::string& token) const { return token; }
   // What the problem is like, known without building it (the tuning database's problem
   // class, `--variant auto`): the sizes by default; an op that reads an input summarizes
   // it (spmv: the row-length statistics of its matrix).

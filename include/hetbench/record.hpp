@@ -38,6 +38,9 @@ struct StoppingTargets {
   double min_time = 0.5;     // seconds of measured (timed) work
   double timeout = 15;       // seconds of wall time for the timed repetitions
   int max_samples = 10000;
+  // The repetitions are taken in this many rounds, each on buffers allocated for it
+  // (docs/measurement.md, "Rounds"): at most reps, or min_samples when adaptive.
+  int rounds = 1;
 };
 
 enum class StopReason { none, converged, time_cap, sample_cap, fixed_count, interrupted };
@@ -61,6 +64,11 @@ struct PointTiming {
   std::vector<unsigned> sm_clock_mhz;
   std::vector<std::uint8_t> throttled;
   std::vector<std::string> throttle_reasons;
+  // Rounds (StoppingTargets::rounds): how many samples each took (consecutive slices of
+  // samples) and how many ran on buffers allocated for them (the first round uses the
+  // point's own; a round whose allocation failed stays on the previous ones).
+  std::vector<std::size_t> round_samples;
+  int fresh_buffer_rounds = 0;
 };
 
 // The device's measured ceilings a point is judged against (docs/ceilings.md).

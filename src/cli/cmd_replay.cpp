@@ -22,12 +22,16 @@ struct ReplayOpts {
   std::vector<std::string> fail_on;
   bool strict = false;
   double threshold = 2;
+  StoredExperiments stored;
 };
 
-int replay(const ReplayOpts& o, const std::string& command_line) {
+int replay(ReplayOpts& o, const std::string& command_line) {
   const double t = threshold_fraction(o.threshold);
   const auto fail_on = parse_verdicts(o.fail_on);
-  const RecordedExperiment rec = read_experiment(o.dir);
+  // store:REF: written from the store into a scratch folder, which goes when the command
+  // ends; replay_of then names the stored experiment, not that folder.
+  const auto stored = o.stored.reference(o.dir);
+  const RecordedExperiment rec = read_experiment(o.stored.folders({o.dir}).at(0));
   Replay r(rec, o.points);
   const auto& diffs = r.differences();
   std::string list;
@@ -51,12 +55,13 @@ int replay(const ReplayOpts& o, const std::string& command_line) {
   for (const auto* p : r.recorded()) points.push_back((*p)["point"]);
   for (const auto& d : diffs) differences.push_back(to_json(d));
   e.spec = {{"replay_of",
-             {{"experiment", std::filesystem::absolute(rec.dir).lexically_normal().string()},
+             {{"experiment", stored.is_null() ? std::filesystem::absolute(rec.dir).lexically_normal().string() : o.dir},
               {"name", rec.experiment.value("name", "")},
               {"git_commit", rec.experiment.value("git_commit", "")},
               {"points", points},
               {"differences", differences}}},
             {"seed", e.seed}};
+  if (!stored.is_null()) e.spec["replay_of"]["stored"] = stored;
   std::filesystem::path out_dir;
   const int rc = run_plan(e, r.plan(), &out_dir);
   const RecordedExperiment again = read_experiment(out_dir);
@@ -75,7 +80,8 @@ int replay(const ReplayOpts& o, const std::string& command_line) {
 Command add_replay(CLI::App& app, const std::string& command_line) {
   auto* sub = app.add_subcommand("replay", "re-run recorded points exactly and judge them against their records");
   auto o = std::make_shared<ReplayOpts>();
-  sub->add_option("experiment", o->dir, "the experiment folder to replay")->required();
+  sub->add_option("experiment", o->dir, "the experiment folder to replay, or store:ID of a stored one")->required();
+  o->stored.add_option(sub);
   sub->add_option("--point", o->points, "the recorded point numbers to replay (repeatable; default: all)")
       ->delimiter(',');
   sub->add_flag("--strict", o->strict,

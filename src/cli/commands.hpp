@@ -45,6 +45,9 @@ class StoredExperiments {
  public:
   void add_option(CLI::App* sub);
   std::vector<std::string> folders(const std::vector<std::string>& args);
+  // For a store:REF argument, where it came from: {"store" (the URL without a password),
+  // "id", "hash"} (the hash names it on every store); null for a folder.
+  nlohmann::json reference(const std::string& arg) const;
   ~StoredExperiments();
 
  private:

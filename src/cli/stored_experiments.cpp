@@ -28,6 +28,14 @@ std::vector<std::string> StoredExperiments::folders(const std::vector<std::strin
   return out;
 }
 
+nlohmann::json StoredExperiments::reference(const std::string& arg) const {
+  if (!store::is_store_ref(arg)) return nullptr;
+  store::Store s(store::resolve_store_url(store_));
+  const auto id = s.resolve(arg.substr(6));
+  const auto e = s.experiments({id}).at(0);
+  return {{"store", store::redact_url(s.url())}, {"id", id}, {"hash", e.hash}};
+}
+
 StoredExperiments::~StoredExperiments() {
   std::error_code ec;  // a scratch folder left behind is no reason to fail the command
   if (!scratch_.empty()) std::filesystem::remove_all(scratch_, ec);

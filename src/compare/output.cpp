@@ -32,11 +32,20 @@ nlohmann::json side_json(const nlohmann::json& r) {
               {"ci_lo_s", t->lo},
               {"ci_hi_s", t->hi},
               {"n", r["timing"].contains("samples") ? r["timing"]["samples"].size() : 0}});
+  if (r.contains("timing") && r["timing"].contains("round_spread")) j["round_spread"] = r["timing"]["round_spread"];
   if (r.contains("validation")) j["validation_passed"] = r["validation"].value("passed", false);
   return j;
 }
 
 using Table = std::vector<std::vector<std::string>>;
+
+// A verdict judged with a threshold wider than --threshold says which (docs/compare.md).
+bool widened(const Judgement& j, const Comparison& c) { return j.verdict != Verdict::invalid && j.threshold > c.threshold; }
+std::string verdict_cell(const Judgement& j) {
+  std::string s(to_string(j.verdict));
+  if (j.threshold_from != "--threshold") s += fmt::format(" (t {:.2f}%: {})", 100 * j.threshold, j.threshold_from);
+  return s;
+}
 
 std::string timing_cell(const nlohmann::json& r) {
   auto t = recorded_timing(r);
@@ -57,7 +66,7 @@ Table pair_rows(const Comparison& c, bool with_side) {
       row.insert(row.end(), {"", ""});
     else
       row.insert(row.end(), {fmt::format("{:.4f}", p.j.ratio), fmt::format("[{:.4f}, {:.4f}]", p.j.lo, p.j.hi)});
-    row.push_back(std::string(to_string(p.j.verdict)));
+    row.push_back(verdict_cell(p.j));
     if (with_side) row.insert(row.begin(), c.labels[p.side]);
     t.push_back(std::move(row));
   }
@@ -68,7 +77,8 @@ Table pair_rows(const Comparison& c, bool with_side) {
 Table csv_rows(const Comparison& c) {
   Table t{{"candidate",     "op",         "variant_id",   "device",   "precision", "sizes",      "params",
            "ref_point",     "ref_status", "ref_median_s", "ref_lo_s", "ref_hi_s",  "cand_point", "cand_status",
-           "cand_median_s", "cand_lo_s",  "cand_hi_s",    "ratio",    "ratio_lo",  "ratio_hi",   "verdict"}};
+           "cand_median_s", "cand_lo_s",  "cand_hi_s",    "ratio",    "ratio_lo",  "ratio_hi",   "verdict",
+           "threshold_pct", "threshold_from"}};
   auto timing = [](const nlohmann::json& r, std::vector<std::string>& row) {
     row.push_back(r["point"].dump());
     row.push_back(r["status"]);
@@ -85,6 +95,8 @@ Table csv_rows(const Comparison& c) {
     const bool timed = p.j.verdict != Verdict::invalid;
     for (double v : {p.j.ratio, p.j.lo, p.j.hi}) row.push_back(timed ? fmt::format("{:.6g}", v) : "");
     row.push_back(std::string(to_string(p.j.verdict)));
+    row.push_back(timed ? fmt::format("{:.6g}", 100 * p.j.threshold) : "");
+    row.push_back(timed ? p.j.threshold_from : "");
     t.push_back(std::move(row));
   }
   return t;
@@ -195,7 +207,12 @@ nlohmann::json to_json(const Comparison& c) {
                         {"why", p.j.why}};
     if (c.attr != "experiment" && c.attr != "commit")
       j["candidate_" + c.attr] = (*p.cand)[c.attr == "variant" ? "variant_id" : c.attr];
-    if (p.j.verdict != Verdict::invalid) j.update({{"ratio", p.j.ratio}, {"ratio_lo", p.j.lo}, {"ratio_hi", p.j.hi}});
+    if (p.j.verdict != Verdict::invalid)
+      j.update({{"ratio", p.j.ratio},
+                {"ratio_lo", p.j.lo},
+                {"ratio_hi", p.j.hi},
+                {"threshold_pct", 100 * p.j.threshold},
+                {"threshold_from", p.j.threshold_from}});
     pairs.push_back(std::move(j));
   }
   for (const auto& g : summarize(c)) {
@@ -214,7 +231,8 @@ nlohmann::json to_json(const Comparison& c) {
           {"threshold_pct", c.threshold * 100},
           {"rule",
            "ratio interval [cand.lo/ref.hi, cand.hi/ref.lo] of the medians' 95% intervals: above 1+t slower, "
-           "below 1/(1+t) faster, within [1/(1+t), 1+t] same, else ambiguous"},
+           "below 1/(1+t) faster, within [1/(1+t), 1+t] same, else ambiguous; t = max(threshold, the round spread "
+           "of either side)"},
           {"pairs", pairs},
           {"groups", groups},
           {"counts", counts},
@@ -245,6 +263,15 @@ void print_comparison(const Comparison& c, const std::string& format) {
   for (std::size_t i = 0; i < c.labels.size(); ++i)
     if (c.unpaired[i]) fmt::print("; {} point(s) of {} unpaired", c.unpaired[i], c.labels[i]);
   fmt::print("\n");
+  int wide = 0;
+  double widest = c.threshold;
+  for (const auto& p : c.pairs)
+    if (widened(p.j, c)) ++wide, widest = std::max(widest, p.j.threshold);
+  fmt::print("threshold: {:g}% (--threshold){}\n", c.threshold * 100,
+             wide ? fmt::format("; {} pair(s) judged with a wider one, up to {:.2f}%, their recorded round spread "
+                                "(the medians of rounds on freshly allocated buffers differ by that much)",
+                                wide, 100 * widest)
+                  : std::string());
 }
 
 }  // namespace hetbench

@@ -160,7 +160,7 @@ Comparison compare_sides(const std::vector<CompareSide>& sides, const std::strin
       }
       const auto* r = it->second[n];
       ref_paired[r] = true;
-      c.pairs.push_back({r, p, si, judge(recorded_timing(*r), recorded_timing(*p), threshold)});
+      c.pairs.push_back({r, p, si, judge_records(*r, *p, threshold)});
     }
   }
   c.unpaired[0] = sides[0].points.size() - ref_paired.size();

@@ -105,6 +105,7 @@ RunSpec recorded_measurement(const nlohmann::json& p, const nlohmann::json& expe
     r.warmup = t.value("warmup", r.warmup);
     r.include_transfers = t.value("timed", "kernel") == "kernel+transfers";
     r.cache = t.value("cache", r.cache);
+    r.rounds = t.value("rounds", 1);  // a record without rounds was measured in one
     if (t.contains("stopping") && t["stopping"].is_object()) {
       const auto& s = t["stopping"];
       if (s.value("rule", "") == "fixed") {
@@ -183,17 +184,19 @@ Replay::Replay(const RecordedExperiment& rec, const std::vector<int>& wanted) {
     const Precision prec = parse_precision(p["precision"].get<std::string>());
     Sizes s = sizes_of(p["sizes"]);
     if (!op.input_kind().empty()) {
-      if (s.input.rfind("gen:", 0) != 0) {
-        if (!std::filesystem::is_regular_file(s.input))
+      // The file less a suffix of the op's ("m.mtx@soa" reads m.mtx).
+      const std::string file = op.input_source(s.input);
+      if (file.rfind("gen:", 0) != 0) {
+        if (!std::filesystem::is_regular_file(file))
           refuse(p, fmt::format("its matrix file '{}' is not here (relative paths are read from the current folder)",
-                                s.input));
-        const auto now = sha256_file(s.input);
+                                file));
+        const auto now = sha256_file(file);
         const auto& f = p.value("features", nlohmann::json::object());
         if (f.contains("matrix_sha256") && f["matrix_sha256"] != now)
-          refuse(p, fmt::format("'{}' changed since it was recorded: SHA-256 {} then, {} now", s.input,
+          refuse(p, fmt::format("'{}' changed since it was recorded: SHA-256 {} then, {} now", file,
                                 f["matrix_sha256"].get<std::string>(), now));
-        if (!f.contains("matrix_sha256") && files_said.insert(s.input).second)
-          diffs_.push_back({"matrix " + s.input + " content", "", now, true});
+        if (!f.contains("matrix_sha256") && files_said.insert(file).second)
+          diffs_.push_back({"matrix " + file + " content", "", now, true});
       }
       const Sizes parsed = op.parse_input(s.input, seed).at(0);
       if (parsed != s)
@@ -291,7 +294,7 @@ ReplayCheck compare_replay(const RecordedExperiment& recorded, const Replay& rep
     if (ca > 0 && cb > 0 && std::abs(cb / ca - 1) > 0.01)
       out.clocks.push_back(fmt::format("point {}: median SM clock {:g} MHz recorded, {:g} MHz replayed", a["point"].dump(),
                                        ca, cb));
-    c.pairs.push_back({&a, &b, 1, judge(recorded_timing(a), recorded_timing(b), threshold)});
+    c.pairs.push_back({&a, &b, 1, judge_records(a, b, threshold)});
   }
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "hetbench/error.hpp"
@@ -66,6 +67,7 @@ Judgement judge(const std::optional<MedianInterval>& ref, const std::optional<Me
     j.why = !ref ? "the reference was not timed" : !cand ? "the candidate was not timed" : "a time is not positive";
     return j;
   }
+  j.threshold = threshold;
   j.ratio = cand->median / ref->median;
   j.lo = cand->lo / ref->hi;
   j.hi = cand->hi / ref->lo;
@@ -83,6 +85,21 @@ Judgement judge(const std::optional<MedianInterval>& ref, const std::optional<Me
     j.verdict = Verdict::ambiguous;
     j.why = fmt::format("ratio interval [{:.4f}, {:.4f}] crosses {:.4f} or {:.4f}", j.lo, j.hi, down, up);
   }
+  return j;
+}
+
+double recorded_round_spread(const nlohmann::json& rec) {
+  if (!rec.contains("timing")) return 0;
+  const auto& s = rec["timing"].value("round_spread", nlohmann::json(0.0));
+  return s.is_number() && std::isfinite(s.get<double>()) && s.get<double>() > 0 ? s.get<double>() : 0;
+}
+
+Judgement judge_records(const nlohmann::json& ref, const nlohmann::json& cand, double threshold) {
+  const double sr = recorded_round_spread(ref), sc = recorded_round_spread(cand);
+  const double t = std::max({threshold, sr, sc});
+  Judgement j = judge(recorded_timing(ref), recorded_timing(cand), t);
+  j.threshold = t;
+  if (t > threshold) j.threshold_from = sr >= sc ? "reference's round spread" : "candidate's round spread";
   return j;
 }
 

@@ -31,6 +31,10 @@ struct Judgement {
   Verdict verdict = Verdict::invalid;
   double ratio = 0, lo = 0, hi = 0;  // candidate / reference time: the medians', and the interval
   std::string why;
+  // The threshold applied (a fraction) and where it came from: "--threshold", or the
+  // round spread of the reference or the candidate where that was wider.
+  double threshold = 0;
+  std::string threshold_from = "--threshold";
 };
 
 // `threshold` is a fraction (0.02: 2 %). With r = cand/ref medians and its interval
@@ -40,5 +44,13 @@ struct Judgement {
 //   same      when it lies within [1 / (1 + threshold), 1 + threshold],
 //   ambiguous otherwise (the interval straddles a threshold: more samples or less noise decide).
 Judgement judge(const std::optional<MedianInterval>& ref, const std::optional<MedianInterval>& cand, double threshold);
+
+// The spread between a record's rounds (timing.round_spread, docs/measurement.md): how
+// far its per-placement medians are apart; 0 for a record of one round or none.
+double recorded_round_spread(const nlohmann::json& rec);
+// judge() of two records with the threshold max(threshold, both round spreads): a
+// difference no larger than what moving the buffers alone produced in one of the two
+// measurements is not evidence of a change (docs/compare.md).
+Judgement judge_records(const nlohmann::json& ref, const nlohmann::json& cand, double threshold);
 
 }  // namespace hetbench

@@ -89,6 +89,8 @@ MeasurePolicy measure_policy(const RunSpec& spec) {
   p.stop.min_time = spec.min_time;
   p.stop.timeout = spec.timeout;
   p.stop.max_samples = spec.max_samples;
+  // Each round takes at least one sample.
+  p.stop.rounds = std::max(1, std::min(spec.rounds, spec.reps ? *spec.reps : spec.min_samples));
   p.include_transfers = spec.include_transfers;
   p.cold_cache = spec.cache == "cold";
   p.energy = spec.energy;
@@ -150,30 +152,51 @@ void enter_phase(PointPhase phase) {
   if (phase_listener()) phase_listener()(phase);
 }
 
-void measure_point(Device& dev, const Problem& prob, DeviceBuffers& bufs, const Variant& v, const ParamValues& pv,
-                   const Op& op, const MeasurePolicy& policy, PointRecord& rec) {
+namespace {
+std::function<void(int, const BufferMap&)>& round_listener() {
+  static std::function<void(int, const BufferMap&)> f;
+  return f;
+}
+}  // namespace
+
+void set_round_listener(std::function<void(int round, const BufferMap& buffers)> listener) {
+  round_listener() = std::move(listener);
+}
+
+bool round_over(const StoppingTargets& t, int round, std::size_t n, double measured) {
+  const auto r = static_cast<std::size_t>(std::max(1, t.rounds)), k = static_cast<std::size_t>(round) + 1;
+  if (k >= r) return false;  // the last round goes on until the rule stops
+  if (t.reps) return n * r >= k * static_cast<std::size_t>(*t.reps);
+  return n * r >= k * static_cast<std::size_t>(t.min_samples) && measured * static_cast<double>(r) >= static_cast<double>(k) * t.min_time;
+}
+
+void measure_point(Device& dev, const Problem& prob, DeviceBuffers& point_bufs, const Variant& v,
+                   const ParamValues& pv, const Op& op, const MeasurePolicy& policy, PointRecord& rec) {
+  // Rounds after the first run on buffers of their own (`fresh`); `bufs` is the current.
+  DeviceBuffers* bufs = &point_bufs;
+  std::unique_ptr<DeviceBuffers> fresh;
   enter_phase(PointPhase::building);
-  auto inst = v.prepare(dev, prob, bufs.map(), pv);
+  auto inst = v.prepare(dev, prob, bufs->map(), pv);
   enter_phase(PointPhase::running);
-  if (policy.include_transfers) bufs.prepare_transfers();
+  if (policy.include_transfers) bufs->prepare_transfers();
   auto run_once = [&] {
-    if (policy.include_transfers) bufs.upload_inputs();
+    if (policy.include_transfers) bufs->upload_inputs();
     inst->run();
-    if (policy.include_transfers) bufs.download_outputs();
+    if (policy.include_transfers) bufs->download_outputs();
   };
   // First run: validated on its own, so that a wrong kernel is caught before timing.
   auto outputs = [&] {
-    Outputs out = bufs.download();
+    Outputs out = bufs->download();
     inst->collect(out);
     return out;
   };
-  bufs.reset();
+  bufs->reset();
   inst->reset();
   inst->run();
   dev.finish();
   Validation val = op.validate(prob, outputs());
   for (int i = 0; i < policy.warmup; ++i) {
-    bufs.reset();
+    bufs->reset();
     inst->reset();
     inst->run();
   }
@@ -186,13 +209,43 @@ void measure_point(Device& dev, const Problem& prob, DeviceBuffers& bufs, const 
   t.targets = policy.stop;
   t.cold_cache = policy.cold_cache;
   const auto scratch = policy.cold_cache ? flush_buffers(dev, t.flush_bytes) : std::vector<std::unique_ptr<Buffer>>{};
+  // A new round: the operands on new buffers, allocated while the old ones are still
+  // held so that they land elsewhere (Kalibera & Jones: the placement is a level of
+  // variance a single allocation never samples), uploaded again from the problem's host
+  // arrays (not regenerated), the variant prepared on them, and one untimed run.
+  auto next_round = [&] {
+    try {
+      auto next = std::make_unique<DeviceBuffers>(dev, prob);
+      auto next_inst = v.prepare(dev, prob, next->map(), pv);
+      inst = std::move(next_inst);  // before the buffers it was prepared on
+      fresh = std::move(next);
+      bufs = fresh.get();
+      ++t.fresh_buffer_rounds;
+      if (policy.include_transfers) bufs->prepare_transfers();
+    } catch (const PointError&) {
+      // No room for a second copy: the round stays on the current buffers (the record
+      // says how many rounds had fresh ones).
+    }
+    bufs->reset();
+    inst->reset();
+    inst->run();
+    dev.finish();
+    if (round_listener()) round_listener()(static_cast<int>(t.round_samples.size()), bufs->map());
+  };
   const ObserveOptions opts{policy.energy};
   for (const auto& o : observers()) o->begin(dev, prob, opts);
   StoppingRule rule(policy.stop);
   const auto t0 = std::chrono::steady_clock::now();
   auto wall = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  std::size_t round_start = 0;
+  if (round_listener()) round_listener()(0, bufs->map());
   while ((t.stop = rule.decide(t.samples, wall(), interrupted())) == StopReason::none) {
-    bufs.reset();
+    if (round_over(policy.stop, static_cast<int>(t.round_samples.size()), t.samples.size(), rule.measured())) {
+      t.round_samples.push_back(t.samples.size() - round_start);
+      round_start = t.samples.size();
+      next_round();
+    }
+    bufs->reset();
     inst->reset();
     // After the reset, which itself brings the operands into the cache.
     for (const auto& b : scratch) b->poison();
@@ -203,6 +256,7 @@ void measure_point(Device& dev, const Problem& prob, DeviceBuffers& bufs, const 
   }
   t.wall_s = wall();
   t.measured_s = rule.measured();
+  if (t.samples.size() > round_start) t.round_samples.push_back(t.samples.size() - round_start);
   for (const auto& o : observers()) o->timed_end(dev, t);
   // The last timed run is validated too: a race shows up as a result that changes.
   merge(val, op.validate(prob, outputs()));
@@ -210,10 +264,10 @@ void measure_point(Device& dev, const Problem& prob, DeviceBuffers& bufs, const 
   // kernel (the timing) and the rest, one upload of the inputs and download of the
   // outputs plus the host's layout conversion measured when the problem was built.
   if (dynamic_cast<const LayoutProblem*>(&prob)) {
-    bufs.prepare_transfers();
+    bufs->prepare_transfers();
     const double tr = dev.time([&] {
-      bufs.upload_inputs();
-      bufs.download_outputs();
+      bufs->upload_inputs();
+      bufs->download_outputs();
     });
     rec.features["transfer_s"] = tr;
     rec.features["rest_s"] = tr + prob.features.value("layout_convert_s", 0.0);

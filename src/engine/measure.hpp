@@ -79,6 +79,14 @@ class StoppingRule {
   double measured_ = 0, rel_ = std::numeric_limits<double>::infinity();
 };
 
+// Rounds (StoppingTargets::rounds, docs/measurement.md): whether round `round` (0-based)
+// is over after n samples and `measured` seconds of them. Round k < R-1 ends at k+1 R-ths
+// of the minimum (reps when fixed; min_samples and min_time when adaptive); the last
+// goes on until the stopping rule ends the point, so rounds cost no extra samples.
+bool round_over(const StoppingTargets& t, int round, std::size_t n, double measured);
+// A test hook: called as each round of a point starts, with the buffers it runs on.
+void set_round_listener(std::function<void(int round, const BufferMap& buffers)> listener);
+
 // Bytes a cold-cache flush writes on a device: twice its last-level cache, or 256 MiB
 // where the device does not say.
 std::uint64_t flush_bytes(const DeviceInfo& info);

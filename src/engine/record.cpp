@@ -57,11 +57,19 @@ nlohmann::json to_json(const PointTiming& t) {
                          : nlohmann::json{{"rule", "adaptive"},      {"max_noise_pct", g.max_noise * 100},
                                           {"min_samples", g.min_samples}, {"min_time_s", g.min_time},
                                           {"timeout_s", g.timeout},   {"max_samples", g.max_samples}};
+  j["rounds"] = g.rounds;  // beside `stopping`, which keeps the keys it always had
   j["measured_s"] = t.measured_s;
   j["wall_s"] = t.wall_s;
   j["cache"] = t.cold_cache ? "cold" : "hot";
   if (t.cold_cache) j["flush_bytes"] = t.flush_bytes;
   j["samples"] = t.samples;
+  if (!t.round_samples.empty()) {
+    const auto rounds = round_medians(t.samples, t.round_samples);
+    j["round_samples"] = t.round_samples;
+    j["round_medians"] = rounds;
+    j["round_spread"] = round_spread(rounds);
+    j["fresh_buffer_rounds"] = t.fresh_buffer_rounds;
+  }
   if (!t.sm_clock_mhz.empty()) j["sm_clock_mhz"] = t.sm_clock_mhz;
   if (!t.throttled.empty()) {
     j["throttled"] = t.throttled;

@@ -55,7 +55,8 @@ bool bool_value(const nlohmann::json& v, const std::string& where, const std::st
 
 // The measurement settings a run and a spec file's top level may give.
 const char* const kMeasureKeys[] = {"reps",    "warmup",      "max_noise",         "min_samples", "min_time",
-                                    "timeout", "max_samples", "include_transfers", "cache",       "energy"};
+                                    "timeout", "max_samples", "include_transfers", "cache",       "energy",
+                                    "rounds"};
 
 }  // namespace
 
@@ -86,6 +87,7 @@ void check_measurement(const RunSpec& r, const std::string& where) {
   if (r.max_samples < r.min_samples)
     fail("--max-samples", "max_samples", std::to_string(r.max_samples),
          fmt::format("below the minimum sample count {}", r.min_samples).c_str());
+  if (r.rounds < 1) fail("--rounds", "rounds", std::to_string(r.rounds), "expected 1 or more");
   if (r.cache != "hot" && r.cache != "cold") fail("--cache", "cache", "'" + r.cache + "'", "expected hot or cold");
 }
 
@@ -102,6 +104,7 @@ nlohmann::json to_json(const RunSpec& r) {
   j["timeout"] = r.timeout;
   j["min_samples"] = r.min_samples;
   j["max_samples"] = r.max_samples;
+  j["rounds"] = r.rounds;
   j["cache"] = r.cache;
   j["energy"] = r.energy;
   if (!r.inputs.empty()) j["matrices"] = r.inputs;
@@ -156,7 +159,7 @@ RunSpec run_spec_from_json(const nlohmann::json& j, const std::string& where) {
   for (auto [k, v] : {D{"max_noise", &r.max_noise}, D{"min_time", &r.min_time}, D{"timeout", &r.timeout}})
     if (j.contains(k)) *v = number_value(j[k], where, k);
   using I = std::pair<const char*, int*>;
-  for (auto [k, v] : {I{"min_samples", &r.min_samples}, I{"max_samples", &r.max_samples}})
+  for (auto [k, v] : {I{"min_samples", &r.min_samples}, I{"max_samples", &r.max_samples}, I{"rounds", &r.rounds}})
     if (j.contains(k)) *v = int_value(j[k], where, k);
   using B = std::pair<const char*, bool*>;
   for (auto [k, v] : {B{"include_transfers", &r.include_transfers}, B{"energy", &r.energy}})

@@ -32,6 +32,9 @@ struct RunSpec {
   int warmup = 3;
   double max_noise = 0.5, min_time = 0.5, timeout = 15;
   int min_samples = 10, max_samples = 10000;
+  // The repetitions in this many rounds, each on freshly allocated buffers, so that the
+  // record holds the spread between placements (docs/measurement.md, "Rounds").
+  int rounds = 4;
   bool include_transfers = false;
   std::string cache = "hot";  // or "cold": the last-level cache flushed before each repetition
   bool energy = false;        // an extra window for NVML energy when the timed reps are too short

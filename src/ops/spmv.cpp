@@ -60,6 +60,10 @@ class SpmvOp final : public Op {
     return {s};
   }
 
+  std::string input_source(const std::string& token) const override {
+    return spmv_detail::split_storage(token).first;
+  }
+
   nlohmann::json features(const Sizes& s, std::uint64_t seed) const override {
     auto f = summary(*matrix(s.input, seed));
     f["matrix"] = s.input;

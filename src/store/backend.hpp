@@ -22,7 +22,7 @@ class Cells {
   virtual bool null(int c) const = 0;
   virtual std::string_view text(int c) const = 0;
   std::string str(int c) const { return std::string(text(c)); }
-  std::int64_t integer(int c) const;
+  virtual std::int64_t integer(int c) const;
   virtual std::optional<double> real(int c) const;  // SQLite: the stored double, not its text
 };
 

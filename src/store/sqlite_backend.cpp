@@ -30,6 +30,8 @@ class SqliteCells final : public Cells {
     const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(s_, c));
     return t ? std::string_view(t, static_cast<std::size_t>(sqlite3_column_bytes(s_, c))) : std::string_view();
   }
+  // Not through text(): SQLite would convert the stored integer to text in place.
+  std::int64_t integer(int c) const override { return sqlite3_column_int64(s_, c); }
   std::optional<double> real(int c) const override {
     if (null(c)) return std::nullopt;
     return sqlite3_column_double(s_, c);

@@ -82,4 +82,23 @@ nlohmann::json to_json(const Stats& s) {
           {"ci_level", s.ci_level}};
 }
 
+std::vector<double> round_medians(const std::vector<double>& samples, const std::vector<std::size_t>& counts) {
+  std::vector<double> out;
+  std::size_t at = 0;
+  for (auto n : counts) {
+    if (n == 0 || at + n > samples.size()) break;
+    out.push_back(median_interval({samples.begin() + static_cast<std::ptrdiff_t>(at),
+                                   samples.begin() + static_cast<std::ptrdiff_t>(at + n)})
+                      .median);
+    at += n;
+  }
+  return out;
+}
+
+double round_spread(const std::vector<double>& medians) {
+  if (medians.size() < 2) return 0;
+  const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
+  return *lo > 0 ? *hi / *lo - 1 : 0;
+}
+
 }  // namespace hetbench

@@ -46,4 +46,13 @@ Stats compute_stats(std::vector<double> samples);
 bool faster_beyond_noise(const Stats& a, const Stats& b);
 nlohmann::json to_json(const Stats& s);
 
+// Rounds of one measurement (docs/measurement.md): `counts` consecutive slices of
+// `samples`; the median of each.
+std::vector<double> round_medians(const std::vector<double>& samples, const std::vector<std::size_t>& counts);
+// The spread between rounds: max / min - 1 of their medians (0 with fewer than two, or
+// a median not positive). The level at which replays in other processes differ
+// (Kalibera & Jones, "Rigorous Benchmarking in Reasonable Time", 2013): compare widens
+// its threshold to it.
+double round_spread(const std::vector<double>& medians);
+
 }  // namespace hetbench
