@@ -136,12 +136,12 @@ TEST(GemmOzaki, ResiduesByMagicConstantsMatchFmod) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (int l = 0; l < 20; ++l) {
     const int m = mod[l];
-    std::vector<double> vs = {0.0, -0.0, 1, -1, m / 2.0, -m / 2.0, 0x1p51, -0x1p51, 0x1p58, -0x1p58};
+    std::vector<double> vs = {0.0, -0.0, 1, -1, m / 2 * 1.0, -(m / 2) * 1.0, 0x1p51, -0x1p51, 0x1p58, -0x1p58};
     for (int bits = 1; bits <= 78; ++bits)
       for (int t = 0; t < 40; ++t) vs.push_back(std::trunc(std::ldexp(u(rng), bits)));
     // Near the half-way points, where the quotient's rounding decides: q m + (m +- 1)/2.
     for (double q : {3.0, 12345.0, 0x1p40, 0x1p42 + 7, 0x1p49 - 5})
-      for (double d : {-(m + 1) / 2.0, -(m - 1) / 2.0, (m - 1) / 2.0, (m + 1) / 2.0, m / 2.0, -m / 2.0})
+      for (int d : {-(m + 1) / 2, -(m - 1) / 2, (m - 1) / 2, (m + 1) / 2, m / 2, -(m / 2)})
         vs.push_back(std::trunc(q * m + d));
     for (double v : vs)
       ASSERT_EQ(static_cast<std::int8_t>(oz::crt_residue(v, kc.m[l], kc.minv[l], m)),
