@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <random>
 #include <set>
 
 #include "hetbench/dfdd.hpp"
@@ -101,15 +103,97 @@ TEST(GemmOzaki, MoreModuliAreMoreAccurate) {
   EXPECT_LE(err[14], 1.0);  // 14 moduli (P = 51) reach the D bound at k = 56
 }
 
+// References for scheme II's fast pieces: fmod's balanced residue and Garner's mixed
+// radix (exact balanced digits by 64-bit modular steps, Horner in double-double).
+int balanced_ref(double v, int m) {
+  long long r = static_cast<long long>(std::fmod(v, static_cast<double>(m))) % m;
+  if (r >= (m + 1) / 2) r -= m;
+  if (r < -(m / 2)) r += m;
+  return static_cast<int>(r);
+}
+dw<double> garner_ref(const int* r, const std::vector<int>& m) {
+  const int L = static_cast<int>(m.size());
+  std::vector<long long> v(L);
+  for (int l = 0; l < L; ++l) {
+    long long t = balanced_ref(r[l], m[l]);
+    for (int j = 0; j < l; ++j) {
+      long long inv = 1;
+      while ((m[j] % m[l]) * inv % m[l] != 1) ++inv;
+      t = balanced_ref(static_cast<double>((t - v[j]) * inv), m[l]);
+    }
+    v[l] = t;
+  }
+  dw<double> x{static_cast<double>(v[L - 1]), 0.0};
+  for (int l = L - 2; l >= 0; --l)
+    x = add_accurate(mul_word(x, static_cast<double>(m[l])), dw<double>{static_cast<double>(v[l]), 0.0});
+  return x;
+}
+
+TEST(GemmOzaki, ResiduesByMagicConstantsMatchFmod) {
+  const auto mod = gemm_scheme::moduli(20);
+  const auto kc = gemm_scheme::crt_constants(mod);
+  std::mt19937_64 rng(18);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int l = 0; l < 20; ++l) {
+    const int m = mod[l];
+    std::vector<double> vs = {0.0, -0.0, 1, -1, m / 2 * 1.0, -(m / 2) * 1.0, 0x1p51, -0x1p51, 0x1p58, -0x1p58};
+    for (int bits = 1; bits <= 78; ++bits)
+      for (int t = 0; t < 40; ++t) vs.push_back(std::trunc(std::ldexp(u(rng), bits)));
+    // Near the half-way points, where the quotient's rounding decides: q m + (m +- 1)/2.
+    for (double q : {3.0, 12345.0, 0x1p40, 0x1p42 + 7, 0x1p49 - 5})
+      for (int d : {-(m + 1) / 2, -(m - 1) / 2, (m - 1) / 2, (m + 1) / 2, m / 2, -(m / 2)})
+        vs.push_back(std::trunc(q * m + d));
+    for (double v : vs)
+      ASSERT_EQ(static_cast<std::int8_t>(oz::crt_residue(v, kc.m[l], kc.minv[l], m)),
+                static_cast<std::int8_t>(balanced_ref(v, m)))
+          << "v = " << v << " m = " << m;
+  }
+}
+
+// The CRT as a sum of words recovers what Garner's digits do, for values up to M/4 built
+// as the GEMMs build them (k products of P-bit integers, int32 sums of INT8 residues).
+TEST(GemmOzaki, CrtSumMatchesGarner) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int L : {4, 6, 8, 11, 12, 14, 16, 18, 20}) {
+    const auto mod = gemm_scheme::moduli(L);
+    const auto kc = gemm_scheme::crt_constants(mod);
+    for (int k : {1, 3, 64}) {
+      const int P = gemm_scheme::crt_bits(mod, k);
+      for (int t = 0; t < 200; ++t) {
+        // Full-size integers, and (t odd) a spread that leaves most products small.
+        std::vector<double> a(k), b(k);
+        for (int p = 0; p < k; ++p) {
+          a[p] = std::trunc(std::ldexp(u(rng), P - (t % 2 ? p % 40 : 0)));
+          b[p] = std::trunc(std::ldexp(u(rng), P));
+        }
+        if (t == 0) {  // the extreme: every product -(2^P - 1)^2 (rounded up to 2^P where P > 53)
+          std::fill(a.begin(), a.end(), std::ldexp(1.0, P) - 1);
+          std::fill(b.begin(), b.end(), 1 - std::ldexp(1.0, P));
+        }
+        int R[oz::kMaxModuli];
+        for (int l = 0; l < L; ++l) {
+          R[l] = 0;
+          for (int p = 0; p < k; ++p) R[l] += balanced_ref(a[p], mod[l]) * balanced_ref(b[p], mod[l]);
+        }
+        const dw<double> x = oz::crt_reconstruct(R, kc), g = garner_ref(R, mod);
+        const double tol = std::ldexp(std::fabs(g.hi), -100);
+        ASSERT_LE(std::fabs((x.hi - g.hi) + (x.lo - g.lo)), tol) << "L = " << L << " k = " << k << " t = " << t;
+        ASSERT_EQ(to_double(x), to_double(g)) << "L = " << L << " k = " << k << " t = " << t;
+      }
+    }
+  }
+}
+
 TEST(GemmOzaki, EmulationPiecesAreExact) {
-  // Garner recovers every balanced value below M/4 from its residues.
+  // The CRT sum recovers every balanced value below M/4 from its residues.
   const auto m = gemm_scheme::moduli(4);
   EXPECT_EQ(m, (std::vector<int>{256, 255, 253, 251}));
-  const auto inv = gemm_scheme::garner_inverses(m);
+  const auto kc = gemm_scheme::crt_constants(m);
   for (long long x : {0LL, 1LL, -1LL, 123456789LL, -987654321LL, 1000000000LL}) {
     int r[4];
     for (int l = 0; l < 4; ++l) r[l] = static_cast<int>(x % m[l]);
-    const auto d = oz::garner(r, m.data(), inv.data(), 4);
+    const auto d = oz::crt_reconstruct(r, kc);
     EXPECT_EQ(d.hi + d.lo, static_cast<double>(x));
   }
   // TF32 and BF16 rounding to nearest even; the BF16 terms of a binary32 sum back to it.

@@ -24,7 +24,9 @@
 
 #include <fmt/format.h>
 
+#include "hetbench/dfdd.hpp"
 #include "hetbench/error.hpp"
+#include "../../kernels/common/ozaki.h"
 
 namespace hetbench::gemm_scheme {
 
@@ -97,6 +99,61 @@ inline int crt_bits(const std::vector<int>& m, long long k) {
   return P;
 }
 
+// Scheme II's reconstruction constants (kernels/common/ozaki.h, CrtConst) for the moduli
+// m, from exact multi-word integers (M < 2^160): 32-bit limbs, least significant first.
+inline oz::CrtConst crt_constants(const std::vector<int>& m) {
+  using Big = std::vector<std::uint32_t>;
+  const auto mul = [](Big a, std::uint32_t x) {
+    std::uint64_t carry = 0;
+    for (auto& d : a) {
+      const std::uint64_t t = static_cast<std::uint64_t>(d) * x + carry;
+      d = static_cast<std::uint32_t>(t);
+      carry = t >> 32;
+    }
+    if (carry) a.push_back(static_cast<std::uint32_t>(carry));
+    return a;
+  };
+  const auto mod = [](const Big& a, std::uint32_t x) {
+    std::uint64_t r = 0;
+    for (std::size_t i = a.size(); i-- > 0;) r = ((r << 32) | a[i]) % x;
+    return static_cast<std::uint32_t>(r);
+  };
+  const auto bit = [](const Big& a, int b) { return b / 32 < static_cast<int>(a.size()) ? (a[b / 32] >> (b % 32)) & 1u : 0u; };
+  // Bits [lo, hi) of a (lo clamped at 0), as the binary64 value they have in a.
+  const auto word = [&](const Big& a, int lo, int hi) {
+    std::uint64_t v = 0;
+    for (int b = hi - 1; b >= std::max(lo, 0); --b) v = (v << 1) | bit(a, b);
+    return std::ldexp(static_cast<double>(v), std::max(lo, 0));
+  };
+  const int L = static_cast<int>(m.size());
+  if (L < 1 || L > oz::kMaxModuli) throw Error(fmt::format("internal: {} moduli (1..{})", L, oz::kMaxModuli));
+  oz::CrtConst k{};
+  k.L = L;
+  Big M{1};
+  for (int x : m) M = mul(M, static_cast<std::uint32_t>(x));
+  int B = 32 * static_cast<int>(M.size());
+  while (B > 0 && !bit(M, B - 1)) --B;
+  k.W = (B + oz::kWordBits - 1) / oz::kWordBits;
+  if (k.W > oz::kMaxWords) throw Error("internal: the moduli's product needs more than 4 words");
+  for (int l = 0; l < L; ++l) {
+    Big Ml{1};
+    for (int j = 0; j < L; ++j)
+      if (j != l) Ml = mul(Ml, static_cast<std::uint32_t>(m[j]));
+    const std::uint32_t a = mod(Ml, static_cast<std::uint32_t>(m[l]));
+    std::uint32_t y = 1;
+    while ((static_cast<std::uint64_t>(a) * y) % static_cast<std::uint32_t>(m[l]) != 1) ++y;
+    const Big c = mul(Ml, y);
+    for (int w = 0; w < k.W; ++w) k.c[w][l] = word(c, B - oz::kWordBits * (w + 1), B - oz::kWordBits * w);
+    k.mod[l] = m[l];
+    k.m[l] = m[l];
+    k.minv[l] = 1.0 / m[l];
+  }
+  double Md = 0;
+  for (int w = 0; w < k.W; ++w) Md += (k.M[w] = word(M, B - oz::kWordBits * (w + 1), B - oz::kWordBits * w));
+  k.Minv = 1.0 / Md;
+  return k;
+}
+
 // Round a binary32 to `bits` significand bits, to nearest even (TF32: 11, BF16: 8), as
 // the tensor cores' input formats hold them; finite inputs, no overflow.
 inline float round_bits(float x, int bits) {
@@ -107,19 +164,6 @@ inline float round_bits(float x, int bits) {
   u &= ~((1u << drop) - 1);
   std::memcpy(&x, &u, 4);
   return x;
-}
-
-// Scheme II's Garner digits: r[l] the residues of X modulo m[l] (any representative),
-// v[l] the balanced mixed-radix digits, X = v_0 + m_0 (v_1 + m_1 (v_2 + ...)).
-// inv[l * L + j] = m_j^-1 mod m_l (j < l).
-inline std::vector<int> garner_inverses(const std::vector<int>& m) {
-  const std::size_t L = m.size();
-  std::vector<int> inv(L * L, 0);
-  for (std::size_t l = 0; l < L; ++l)
-    for (std::size_t j = 0; j < l; ++j)
-      for (int x = 1; x < m[l]; ++x)
-        if ((static_cast<long long>(m[j] % m[l]) * x) % m[l] == 1) inv[l * L + j] = x;
-  return inv;
 }
 
 }  // namespace hetbench::gemm_scheme

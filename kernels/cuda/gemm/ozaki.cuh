@@ -6,9 +6,10 @@
 //
 // Layouts: A as rows (m x kp) and B as columns (n x kp), both contiguous along k and
 // zero-padded to kp (a multiple of 16), so that every product is cuBLAS's "TN" GEMM;
-// a product P is row-major m x n (cuBLAS's column-major n x m). The slice kernels write
-// `rows` rows of which the first `valid` come from X (the rest zero), so that the
-// INT8 and half-precision GEMMs get dimensions in multiples of 16.
+// a product P is row-major m x n (cuBLAS's column-major n x m). The split kernels read
+// the operands as stored (Operand) and write `rows` rows of which the first x.rows come
+// from X (the rest zero), so that the INT8 and half-precision GEMMs get dimensions in
+// multiples of 16. docs/ozaki.md ("Kernels") gives the design and the expected times.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -34,78 +35,192 @@ __device__ inline double load(const void* src, int kind, unsigned long long i, u
   }
 }
 
-// dst[r * k + p] = element (r, p) of the stored operand at r * sr + p * sp.
-__global__ void gather(const void* src, int kind, unsigned long long count, double* dst, int rows, int k,
-                       long long sr, long long sp) {
-  const unsigned long long total = static_cast<unsigned long long>(rows) * k;
-  for (unsigned long long x = blockIdx.x * 1ull * blockDim.x + threadIdx.x; x < total; x += gridDim.x * 1ull * blockDim.x) {
-    const long long r = static_cast<long long>(x / k), p = static_cast<long long>(x % k);
-    dst[x] = load(src, kind, static_cast<unsigned long long>(r * sr + p * sp), count);
+using oz::Operand;
+__device__ inline double at(const Operand& x, int r, int p) {
+  return load(x.src, x.kind, static_cast<unsigned long long>(r * x.sr + p * x.sp), x.count);
+}
+
+// Row maxima, first pass: partial[c * rows + r] = max |X[r, p]| over p in chunk c
+// (blockIdx.y) for the 32 rows of blockIdx.x, reading along the stored contiguous
+// direction: rows contiguous, a warp walks a row and reduces by shuffles; columns
+// contiguous, a lane owns a row and the 8 warps' maxima meet in shared memory. Enough
+// chunks give every SM blocks even where rows are few; no atomics.
+__global__ void __launch_bounds__(256) row_max(Operand x, int chunk, double* partial) {
+  __shared__ double s[8][33];
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, r0 = blockIdx.x * 32;
+  const int pb = blockIdx.y * chunk, pe = min(x.k, pb + chunk);
+  double* out = partial + static_cast<unsigned long long>(blockIdx.y) * x.rows;
+  if (x.sp == 1) {
+    for (int rr = w; rr < 32 && r0 + rr < x.rows; rr += 8) {
+      double m = 0;
+#pragma unroll 4
+      for (int p = pb + lane; p < pe; p += 32) m = fmax(m, fabs(at(x, r0 + rr, p)));
+      for (int o = 16; o > 0; o >>= 1) m = fmax(m, __shfl_xor_sync(0xffffffffu, m, o));
+      if (lane == 0) out[r0 + rr] = m;
+    }
+  } else {
+    const int r = r0 + lane;
+    double m = 0;
+    if (r < x.rows) {
+#pragma unroll 4
+      for (int p = pb + w; p < pe; p += 8) m = fmax(m, fabs(at(x, r, p)));
+    }
+    s[w][lane] = m;
+    __syncthreads();
+    if (w == 0 && r < x.rows) {
+      for (int i = 1; i < 8; ++i) m = fmax(m, s[i][lane]);
+      out[r] = m;
+    }
   }
 }
 
-// e[r] with max_p |X[r, p]| < 2^e[r]; one block of 256 threads per row.
-__global__ void exponents(const double* X, int k, int* e) {
-  __shared__ double s[256];
-  const double* x = X + static_cast<unsigned long long>(blockIdx.x) * k;
+// Second pass: e[r] with max_p |X[r, p]| < 2^e[r].
+__global__ void row_exponents(const double* partial, int chunks, int rows, int* e) {
+  const int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
   double m = 0;
-  for (int p = threadIdx.x; p < k; p += blockDim.x) m = fmax(m, fabs(x[p]));
-  s[threadIdx.x] = m;
-  __syncthreads();
-  for (int h = blockDim.x / 2; h > 0; h /= 2) {
-    if (threadIdx.x < h) s[threadIdx.x] = fmax(s[threadIdx.x], s[threadIdx.x + h]);
-    __syncthreads();
+  for (int c = 0; c < chunks; ++c) m = fmax(m, partial[static_cast<unsigned long long>(c) * rows + r]);
+  e[r] = oz::exponent_above(m);
+}
+
+// The split kernels' common frame, one pass over the operand: a block stages a tile of
+// 32 rows x 128 p in shared memory, loaded along whichever direction is contiguous in
+// storage (the transpose of B's columns, and of A with ta, happens here), then calls
+// emit(r, p, v) with 4 consecutive elements v of row r (r < rows, p < kp; rows >= x.rows
+// and p >= k are zeros), so that every plane is written in contiguous 4-element pieces
+// per thread: a warp stores 128 (INT8), 256 (FP16/BF16) or 512 (binary32) contiguous
+// bytes per plane and row.
+constexpr int kTileRows = 32, kTileP = 128;
+template <class Emit>
+__device__ inline void tiled(const Operand& x, int rows, int kp, Emit emit) {
+  __shared__ __align__(16) double t[kTileRows][kTileP + 2];  // +2: 16-byte rows, few bank conflicts
+  const int r0 = blockIdx.y * kTileRows, p0 = blockIdx.x * kTileP;
+  const bool along_p = x.sp == 1;
+  for (int i = threadIdx.x; i < kTileRows * kTileP; i += blockDim.x) {
+    const int rr = along_p ? i / kTileP : i % kTileRows, pp = along_p ? i % kTileP : i / kTileRows;
+    const int r = r0 + rr, p = p0 + pp;
+    t[rr][pp] = r < x.rows && p < x.k ? at(x, r, p) : 0.0;
   }
-  if (threadIdx.x == 0) e[blockIdx.x] = oz::exponent_above(s[0]);
+  __syncthreads();
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, p = p0 + 4 * lane;
+  if (p >= kp) return;
+  for (int rr = w; rr < kTileRows && r0 + rr < rows; rr += 8) {
+    const double2 a = *reinterpret_cast<const double2*>(&t[rr][4 * lane]);
+    const double2 b = *reinterpret_cast<const double2*>(&t[rr][4 * lane + 2]);
+    const double v[4] = {a.x, a.y, b.x, b.y};
+    emit(r0 + rr, p, v);
+  }
 }
 
 // Scheme I: slices t = 0..s-1 of `bits` bits as FP16 (type 0) or BF16 (type 1), exact:
-// integers below 2^bits <= 2^11 (FP16) or 2^8 (BF16). out[t][r * kp + p].
-__global__ void fixed_slices(const double* X, const int* e, int rows, int valid, int k, int kp, int bits, int s,
-                             int type, void* out) {
-  const unsigned long long total = static_cast<unsigned long long>(rows) * kp;
-  for (unsigned long long x = blockIdx.x * 1ull * blockDim.x + threadIdx.x; x < total; x += gridDim.x * 1ull * blockDim.x) {
-    const int r = static_cast<int>(x / kp), p = static_cast<int>(x % kp);
-    const bool in = p < k && r < valid;
-    const double v = in ? X[static_cast<unsigned long long>(r) * k + p] : 0.0;
+// integers below 2^bits <= 2^11 (FP16) or 2^8 (BF16); slice t of row r at
+// out + (t * plane + r * kp + p) elements. oz::fixed_slice's steps, each slice from the
+// previous remainder (not recomputed from the start), so bit for bit the same.
+__global__ void __launch_bounds__(256) fixed_split(Operand x, const int* e, int rows, int kp, int bits, int s, int type,
+                                                   void* out, unsigned long long plane) {
+  tiled(x, rows, kp, [&](int r, int p, const double (&v)[4]) {
+    double y[4];
+    const int er = r < x.rows ? e[r] : 0;
+#pragma unroll
+    for (int q = 0; q < 4; ++q) y[q] = ldexp(v[q], -er);
+    const unsigned long long o = static_cast<unsigned long long>(r) * kp + p;
     for (int t = 0; t < s; ++t) {
-      const float d = in ? static_cast<float>(oz::fixed_slice(v, e[r], bits, t)) : 0.0f;
-      if (type == 0) static_cast<__half*>(out)[t * total + x] = __float2half_rn(d);
-      else static_cast<__nv_bfloat16*>(out)[t * total + x] = __float2bfloat16_rn(d);
+      float d[4];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        y[q] = ldexp(y[q], bits);
+        const double h = trunc(y[q]);
+        y[q] = rn::sub(y[q], h);
+        d[q] = static_cast<float>(h);
+      }
+      if (type == 0) {
+        __half2* dst = reinterpret_cast<__half2*>(static_cast<__half*>(out) + t * plane + o);
+        dst[0] = __floats2half2_rn(d[0], d[1]);
+        dst[1] = __floats2half2_rn(d[2], d[3]);
+      } else {
+        __nv_bfloat162* dst = reinterpret_cast<__nv_bfloat162*>(static_cast<__nv_bfloat16*>(out) + t * plane + o);
+        dst[0] = __floats2bfloat162_rn(d[0], d[1]);
+        dst[1] = __floats2bfloat162_rn(d[2], d[3]);
+      }
     }
-  }
+  });
 }
 
-// Scheme II: balanced residues of the P-bit integers modulo mod[l], out[l][r * kp + p].
-__global__ void residues(const double* X, const int* e, int rows, int valid, int k, int kp, int P, int L,
-                         const int* mod, signed char* out) {
-  const unsigned long long total = static_cast<unsigned long long>(rows) * kp;
-  for (unsigned long long x = blockIdx.x * 1ull * blockDim.x + threadIdx.x; x < total; x += gridDim.x * 1ull * blockDim.x) {
-    const int r = static_cast<int>(x / kp), p = static_cast<int>(x % kp);
-    const double v =
-        p < k && r < valid ? oz::crt_integer(X[static_cast<unsigned long long>(r) * k + p], e[r], P) : 0.0;
-    for (int l = 0; l < L; ++l) out[l * total + x] = static_cast<signed char>(oz::crt_residue(v, mod[l]));
+// Scheme II: each thread turns its 4 elements into P-bit integers and, for every
+// modulus, 4 balanced residues packed into one 32-bit store (plane l at out + l * plane).
+// Narrow (every |v| < 2^51, the usual case: P <= 51) is 3 binary64 operations per value
+// and modulus.
+template <bool Narrow>
+__device__ inline void crt_store(const double (&v)[4], const oz::CrtConst& c, signed char* o, unsigned long long plane) {
+  double vm[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) vm[q] = rn::add(v[q], oz::kMagic);
+#pragma unroll
+  for (int l = 0; l < oz::kMaxModuli; ++l) {
+    if (l >= c.L) break;
+    int d[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      d[q] = Narrow ? oz::crt_residue_narrow(v[q], vm[q], c.m[l], c.minv[l])
+                    : oz::crt_residue_wide(v[q], c.m[l], c.minv[l], c.mod[l]);
+    *reinterpret_cast<int*>(o + l * plane) =
+        __byte_perm(__byte_perm(d[0], d[1], 0x0040), __byte_perm(d[2], d[3], 0x0040), 0x5410);
   }
 }
+__global__ void __launch_bounds__(256) crt_split(Operand x, const int* e, int rows, int kp, int P, oz::CrtConst c,
+                                                 signed char* out, unsigned long long plane) {
+  tiled(x, rows, kp, [&](int r, int p, const double (&x4)[4]) {
+    double s1 = 1, s2 = 1;
+    if (r < x.rows) oz::crt_scales(e[r], P, s1, s2);
+    double v[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) v[q] = oz::crt_integer(x4[q], s1, s2);
+    signed char* o = out + static_cast<unsigned long long>(r) * kp + p;
+    if (fmax(fmax(fabs(v[0]), fabs(v[1])), fmax(fabs(v[2]), fabs(v[3]))) < 0x1p51) crt_store<true>(v, c, o, plane);
+    else crt_store<false>(v, c, o, plane);
+  });
+}
 
-// Split: terms t = 0..s-1 of `bits` bits as binary32 holding TF32 values (type 0) or as BF16 (type 1).
-__global__ void split_terms(const double* X, int rows, int k, int kp, int bits, int s, int type, void* out) {
-  const unsigned long long total = static_cast<unsigned long long>(rows) * kp;
-  for (unsigned long long x = blockIdx.x * 1ull * blockDim.x + threadIdx.x; x < total; x += gridDim.x * 1ull * blockDim.x) {
-    const int r = static_cast<int>(x / kp), p = static_cast<int>(x % kp);
-    const float v = p < k ? static_cast<float>(X[static_cast<unsigned long long>(r) * k + p]) : 0.0f;
+// Split: terms t = 0..s-1 of `bits` bits as binary32 holding TF32 values (type 0) or as
+// BF16 (type 1); oz::split_term's steps, each term from the previous remainder.
+__global__ void __launch_bounds__(256) float_split(Operand x, int rows, int kp, int bits, int s, int type, void* out,
+                                                   unsigned long long plane) {
+  tiled(x, rows, kp, [&](int r, int p, const double (&v)[4]) {
+    float y[4], h[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      y[q] = static_cast<float>(v[q]);
+      h[q] = oz::round_to_bits(y[q], bits);
+    }
+    const unsigned long long o = static_cast<unsigned long long>(r) * kp + p;
     for (int t = 0; t < s; ++t) {
-      const float h = oz::split_term(v, bits, t);
-      if (type == 0) static_cast<float*>(out)[t * total + x] = h;
-      else static_cast<__nv_bfloat16*>(out)[t * total + x] = __float2bfloat16_rn(h);
+      if (t > 0) {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          y[q] = rn::sub(y[q], h[q]);
+          h[q] = oz::round_to_bits(y[q], bits);
+        }
+      }
+      if (type == 0) {
+        *reinterpret_cast<float4*>(static_cast<float*>(out) + t * plane + o) = make_float4(h[0], h[1], h[2], h[3]);
+      } else {
+        __nv_bfloat162* dst = reinterpret_cast<__nv_bfloat162*>(static_cast<__nv_bfloat16*>(out) + t * plane + o);
+        dst[0] = __floats2bfloat162_rn(h[0], h[1]);
+        dst[1] = __floats2bfloat162_rn(h[2], h[3]);
+      }
     }
-  }
+  });
 }
 
-// Scheme I: acc += 2^-shift P (exact scaling; one rounding per term).
-__global__ void accumulate(const float* P, unsigned long long count, int shift, double* acc) {
-  for (unsigned long long x = blockIdx.x * 1ull * blockDim.x + threadIdx.x; x < count; x += gridDim.x * 1ull * blockDim.x)
-    acc[x] = rn::add(acc[x], ldexp(static_cast<double>(P[x]), -shift));
+// Scheme I: acc += 2^-shift P_t for the terms t = 0..terms-1 of one diagonal (P_t at
+// P + t * count), in t order: the same roundings as one pass per GEMM, but acc is read
+// and written once per diagonal instead of once per GEMM.
+__global__ void accumulate(const float* P, unsigned long long count, int terms, int shift, double* acc) {
+  for (unsigned long long x = blockIdx.x * 1ull * blockDim.x + threadIdx.x; x < count; x += gridDim.x * 1ull * blockDim.x) {
+    double a = acc[x];
+    for (int t = 0; t < terms; ++t) a = rn::add(a, ldexp(static_cast<double>(P[t * count + x]), -shift));
+    acc[x] = a;
+  }
 }
 
 struct Out {
@@ -142,30 +257,45 @@ __device__ inline void store(const Out& o, unsigned long long i, dw<double> x) {
   }
 }
 
-// Scheme I: X_ij = 2^(ea_i + eb_j) acc_ij (acc row-major with leading dimension ld).
+// Scheme I: X_ij = 2^(ea_i + eb_j) acc_ij (acc row-major with leading dimension ld); row
+// blockIdx.y (and every gridDim.y-th after it), column j.
 __global__ void finish_fixed(const double* acc, const int* ea, const int* eb, int m, int n, int ld, Out o) {
-  const unsigned long long total = static_cast<unsigned long long>(m) * n;
-  for (unsigned long long x = blockIdx.x * 1ull * blockDim.x + threadIdx.x; x < total; x += gridDim.x * 1ull * blockDim.x) {
-    const unsigned long long i = x / n, j = x % n;
-    store(o, x, dw<double>{ldexp(acc[i * ld + j], ea[i] + eb[j]), 0.0});
-  }
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= n) return;
+  for (int i = blockIdx.y; i < m; i += gridDim.y)
+    store(o, static_cast<unsigned long long>(i) * n + j,
+          dw<double>{ldexp(acc[static_cast<unsigned long long>(i) * ld + j], ea[i] + eb[j]), 0.0});
 }
 
-// Scheme II: Garner on the L int32 products res[l][i * ld + j] (m x ld each), X scaled
-// by 2^(ea_i + eb_j - 2P).
-// res holds L products of mp x ld (m and n padded for the INT8 GEMMs), `plane` elements apart.
-__global__ void finish_crt(const int* res, int L, const int* mod, const int* inv, int P, const int* ea, const int* eb,
-                           int m, int n, int ld, unsigned long long plane, Out o) {
-  const unsigned long long total = static_cast<unsigned long long>(m) * n;
-  for (unsigned long long x = blockIdx.x * 1ull * blockDim.x + threadIdx.x; x < total; x += gridDim.x * 1ull * blockDim.x) {
-    const unsigned long long i = x / n, j = x % n;
-    int r[20];
-    for (int l = 0; l < L; ++l) r[l] = res[l * plane + i * ld + j];
-    const dw<double> v = oz::garner(r, mod, inv, L);
-    const int s = ea[i] + eb[j] - 2 * P;
-    store(o, x, dw<double>{ldexp(v.hi, s), ldexp(v.lo, s)});
+// Scheme II finish: one thread per element of C (row blockIdx.y, column j), its L int32
+// products loaded up front (plane l at res + l * plane, row i at i * ld; each load
+// coalesced along j) and reconstructed by the CRT sum of W words (oz::crt_reconstruct:
+// about 7 binary64 operations per modulus, no integer division), X scaled by
+// 2^(ea_i + eb_j - 2P).
+template <int W>
+__global__ void __launch_bounds__(256) crt_finish(const int* res, unsigned long long plane, int ld, oz::CrtConst c,
+                                                  int P, const int* ea, const int* eb, int m, int n, Out o) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= n) return;
+  const int ebj = eb[j];
+  for (int i = blockIdx.y; i < m; i += gridDim.y) {
+    const int* at = res + static_cast<unsigned long long>(i) * ld + j;
+    int R[oz::kMaxModuli];
+#pragma unroll
+    for (int l = 0; l < oz::kMaxModuli; ++l) R[l] = l < c.L ? __ldcs(at + l * plane) : 0;
+    const dw<double> v = oz::crt_reconstruct<W>(R, c);
+    const int s = ea[i] + ebj - 2 * P;
+    store(o, static_cast<unsigned long long>(i) * n + j, dw<double>{ldexp(v.hi, s), ldexp(v.lo, s)});
   }
 }
+template __global__ void crt_finish<1>(const int*, unsigned long long, int, oz::CrtConst, int, const int*, const int*,
+                                       int, int, Out);
+template __global__ void crt_finish<2>(const int*, unsigned long long, int, oz::CrtConst, int, const int*, const int*,
+                                       int, int, Out);
+template __global__ void crt_finish<3>(const int*, unsigned long long, int, oz::CrtConst, int, const int*, const int*,
+                                       int, int, Out);
+template __global__ void crt_finish<4>(const int*, unsigned long long, int, oz::CrtConst, int, const int*, const int*,
+                                       int, int, Out);
 
 }  // namespace ozk
 }  // namespace hetbench

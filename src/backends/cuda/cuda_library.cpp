@@ -6,6 +6,7 @@
 #include "backends/cuda/cuda_dl.hpp"
 #include "backends/cuda/cub_dot.hpp"
 #include "backends/cuda/cuda_call.hpp"
+#include "backends/cuda/cublas_gemm.hpp"
 
 namespace hetbench {
 
@@ -16,12 +17,6 @@ struct CubCall : CudaCall {
   std::unique_ptr<Buffer> temp;
   std::size_t temp_bytes = 0;
 };
-
-void blas_check(cublasStatus_t st, const char* call, const CudaDevice& d) {
-  if (st != CUBLAS_STATUS_SUCCESS)
-    throw PointError(fmt::format("{}: {} failed with {}{}", d.id(), call, HB_DL(cublasGetStatusName)(st),
-                                 st == CUBLAS_STATUS_ALLOC_FAILED ? ": the device is out of memory" : ""));
-}
 
 CodeVariantInfo cuda_lib(const char* op, const char* name, const char* library, const char* description) {
   return {.op = op, .name = name, .description = description, .library = library};
@@ -68,29 +63,22 @@ const bool registered = [] {
                    "cublasSdot", d);
     });
 
-// Row-major C = alpha op(A) op(B) + beta C through column-major cuBLAS: the row-major
-// C (m x n) is the column-major C^T, and C^T = alpha op(B)^T op(A)^T + beta C^T, so the
-// operands swap places. A stored row-major m x k reads as a column-major k x m (ld k);
-// stored transposed (k x m) as a column-major m x k (ld m); B likewise.
   register_code_variant<CudaCall>(
     cuda_lib("gemm", "cublas", "cuBLAS", "cuBLAS Sgemm/Dgemm on row-major data (computed as C^T = B^T A^T), default math mode"),
     [](CudaCall& c) {
       auto& d = *c.dev;
-      const int M = c.int_size("m"), N = c.int_size("n"), K = c.int_size("k");
-      const bool ta = c.size("ta") != 0, tb = c.size("tb") != 0;
-      const cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
-      const int lda = ta ? M : K, ldb = tb ? K : N;
+      const RowMajorGemm g = row_major_gemm(c);
       auto h = d.blas();
       blas_check(HB_DL(cublasSetPointerMode)(h, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode", d);
       const double a = c.scalar("alpha"), b = c.scalar("beta");
       if (c.dbl()) {
-        blas_check(HB_DL(cublasDgemm)(h, opb, opa, N, M, K, &a, c.ptr<const double>("B"), ldb,
-                               c.ptr<const double>("A"), lda, &b, c.ptr<double>("C"), N),
+        blas_check(HB_DL(cublasDgemm)(h, g.opb, g.opa, g.n, g.m, g.k, &a, c.ptr<const double>("B"), g.ldb,
+                               c.ptr<const double>("A"), g.lda, &b, c.ptr<double>("C"), g.ldc),
                    "cublasDgemm", d);
       } else {
         const float af = static_cast<float>(a), bf = static_cast<float>(b);
-        blas_check(HB_DL(cublasSgemm)(h, opb, opa, N, M, K, &af, c.ptr<const float>("B"), ldb,
-                               c.ptr<const float>("A"), lda, &bf, c.ptr<float>("C"), N),
+        blas_check(HB_DL(cublasSgemm)(h, g.opb, g.opa, g.n, g.m, g.k, &af, c.ptr<const float>("B"), g.ldb,
+                               c.ptr<const float>("A"), g.lda, &bf, c.ptr<float>("C"), g.ldc),
                    "cublasSgemm", d);
       }
     });

@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "backends/cuda/cuda_call.hpp"
+#include "backends/cuda/cublas_gemm.hpp"
 #include "backends/cuda/cuda_dl.hpp"
 #include "backends/cuda/ozaki_kernels.hpp"
 #include "ops/gemm_scheme.hpp"
@@ -24,11 +24,6 @@ namespace {
 namespace L = ozaki_launch;
 using gemm_scheme::Kind;
 using gemm_scheme::Scheme;
-
-void blas_check(cublasStatus_t st, const char* call, const CudaDevice& d) {
-  if (st != CUBLAS_STATUS_SUCCESS)
-    throw PointError(fmt::format("{}: {} failed with {}", d.id(), call, HB_DL(cublasGetStatusName)(st)));
-}
 
 // cublasGemmEx by name: the header overloads it (and the emulation-strategy setter) for C++.
 using GemmExFn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
@@ -68,26 +63,38 @@ struct SchemeCall : CudaCall {
   Scheme scheme;
   std::string report;
   int m = 0, n = 0, k = 0, kp = 0, mp = 0, np = 0;  // kp, mp, np: k, m, n padded to 16
-  std::vector<int> mod, inv;
+  oz::CrtConst crt{};
   std::vector<std::unique_ptr<Buffer>> scratch;
-  void *A64 = nullptr, *B64 = nullptr, *sa = nullptr, *sb = nullptr, *prod = nullptr, *acc = nullptr;
-  int *ea = nullptr, *eb = nullptr, *mod_d = nullptr, *inv_d = nullptr;
+  void *sa = nullptr, *sb = nullptr, *prod = nullptr, *acc = nullptr;
+  int *ea = nullptr, *eb = nullptr;
+  double* partial = nullptr;  // the row maxima's per-chunk partials
 
   void* take(std::size_t bytes) {
     scratch.push_back(dev->alloc(std::max<std::size_t>(bytes, 16)));
     return scratch.back()->native();
   }
   void collect(Outputs& out) { out["scheme"].assign(report.begin(), report.end()); }
-  // Operand storage kind of the gather kernel: 0 binary32, 1 binary64, 2 DF interleaved, 3 DF planes.
+  // Operand storage kind of the split kernels: 0 binary32, 1 binary64, 2 DF interleaved, 3 DF planes.
   int kind() const {
     if (prob->prec == Precision::S) return 0;
     if (prob->prec == Precision::D) return 1;
     const GemmStorage s = gemm_storage(prob->sizes);
     return s == GemmStorage::d64 ? 1 : s == GemmStorage::soa ? 3 : 2;
   }
+  // A's rows and B's columns as stored (A m x k or, with ta, k x m; B k x n or n x k).
+  L::Operand stored_a() {
+    const long long k_ = k, m_ = m;
+    const bool ta = size("ta") != 0;
+    return {ptr("A"), kind(), static_cast<unsigned long long>(m_ * k_), ta ? 1 : k_, ta ? m_ : 1, m, k};
+  }
+  L::Operand stored_b() {
+    const long long k_ = k, n_ = n;
+    const bool tb = size("tb") != 0;
+    return {ptr("B"), kind(), static_cast<unsigned long long>(k_ * n_), tb ? k_ : 1, tb ? 1 : n_, n, k};
+  }
 };
 
-// A as rows and B as columns in binary64, and (fixed, crt) their exponents.
+// Sizes, padded sizes and (fixed, crt) the exponents' scratch.
 void setup_common(SchemeCall& c, bool need_exponents) {
   c.m = c.int_size("m");
   c.n = c.int_size("n");
@@ -97,26 +104,20 @@ void setup_common(SchemeCall& c, bool need_exponents) {
   // (and fast half-precision) GEMMs want dimensions in multiples of 4 or more.
   c.mp = (c.m + 15) / 16 * 16;
   c.np = (c.n + 15) / 16 * 16;
-  const std::size_t m = c.m, n = c.n, k = c.k;
-  c.A64 = c.take(m * k * 8);
-  c.B64 = c.take(n * k * 8);
   if (need_exponents) {
-    c.ea = static_cast<int*>(c.take(m * 4));
-    c.eb = static_cast<int*>(c.take(n * 4));
+    c.ea = static_cast<int*>(c.take(static_cast<std::size_t>(c.m) * 4));
+    c.eb = static_cast<int*>(c.take(static_cast<std::size_t>(c.n) * 4));
+    const std::size_t pm = static_cast<std::size_t>(L::max_chunks(c.m, c.k)) * c.m,
+                      pn = static_cast<std::size_t>(L::max_chunks(c.n, c.k)) * c.n;
+    c.partial = static_cast<double*>(c.take(std::max(pm, pn) * 8));
   }
 }
 
-void gather(SchemeCall& c, bool need_exponents) {
+// e_i and f_j of A's rows and B's columns, read as stored.
+void exponents(SchemeCall& c) {
   const auto s = c.dev->stream();
-  const long long m = c.m, n = c.n, k = c.k;
-  const bool ta = c.size("ta") != 0, tb = c.size("tb") != 0;
-  L::gather(c.ptr("A"), c.kind(), m * k, static_cast<double*>(c.A64), c.m, c.k, ta ? 1 : k, ta ? m : 1, s);
-  L::gather(c.ptr("B"), c.kind(), k * n, static_cast<double*>(c.B64), c.n, c.k, tb ? k : 1, tb ? 1 : n, s);
-  if (need_exponents) {
-    L::exponents(static_cast<const double*>(c.A64), c.m, c.k, c.ea, s);
-    L::exponents(static_cast<const double*>(c.B64), c.n, c.k, c.eb, s);
-  }
-  HB_CUDA(cudaGetLastError(), c.dev->id());
+  L::exponents(c.stored_a(), c.partial, c.ea, s);
+  L::exponents(c.stored_b(), c.partial, c.eb, s);
 }
 
 L::Out out_of(SchemeCall& c) {
@@ -153,21 +154,23 @@ void register_fixed(const char* name, int type) {
         const auto s = c.dev->stream();
         const int S = c.scheme.slices, b = c.scheme.bits;
         c.phases.mark(0, s);
-        gather(c, true);
-        L::fixed_slices(static_cast<const double*>(c.A64), c.ea, c.mp, c.m, c.k, c.kp, b, S, type, c.sa, s);
-        L::fixed_slices(static_cast<const double*>(c.B64), c.eb, c.np, c.n, c.k, c.kp, b, S, type, c.sb, s);
+        exponents(c);
+        L::fixed_split(c.stored_a(), c.ea, c.mp, c.kp, b, S, type, c.sa, s);
+        L::fixed_split(c.stored_b(), c.eb, c.np, c.kp, b, S, type, c.sb, s);
+        HB_CUDA(cudaGetLastError(), c.dev->id());
         HB_CUDA(cudaMemsetAsync(c.acc, 0, static_cast<std::size_t>(c.mp) * c.np * 8, s), c.dev->id());
         const cudaDataType in = type == 0 ? CUDA_R_16F : CUDA_R_16BF;
         const std::size_t sa = static_cast<std::size_t>(c.mp) * c.kp * 2, sb = static_cast<std::size_t>(c.np) * c.kp * 2;
         const float one = 1, zero = 0;
         c.phases.mark(1, s);
-        for (int d = S - 1; d >= 0; --d)
-          for (int t = 0; t <= d; ++t) {
+        // A diagonal's d + 1 products into their own planes, then one accumulation pass.
+        const unsigned long long plane = static_cast<unsigned long long>(c.mp) * c.np;
+        for (int d = S - 1; d >= 0; --d) {
+          for (int t = 0; t <= d; ++t)
             product(c, c.mp, c.np, static_cast<char*>(c.sa) + t * sa, static_cast<char*>(c.sb) + (d - t) * sb, in,
-                    c.prod, CUDA_R_32F, CUBLAS_COMPUTE_32F, &one, &zero, c.np);
-            L::accumulate(static_cast<const float*>(c.prod), static_cast<unsigned long long>(c.mp) * c.np, (d + 2) * b,
-                          static_cast<double*>(c.acc), s);
-          }
+                    static_cast<char*>(c.prod) + t * plane * 4, CUDA_R_32F, CUBLAS_COMPUTE_32F, &one, &zero, c.np);
+          L::accumulate(static_cast<const float*>(c.prod), plane, d + 1, (d + 2) * b, static_cast<double*>(c.acc), s);
+        }
         c.phases.mark(2, s);  // the accumulation is counted with the GEMMs
         L::finish_fixed(static_cast<const double*>(c.acc), c.ea, c.eb, c.m, c.n, c.np, out_of(c), s);
         HB_CUDA(cudaGetLastError(), c.dev->id());
@@ -182,30 +185,32 @@ void register_fixed(const char* name, int type) {
         c.report = c.scheme.encode();
         c.sa = c.take(static_cast<std::size_t>(S) * c.mp * c.kp * 2);
         c.sb = c.take(static_cast<std::size_t>(S) * c.np * c.kp * 2);
-        c.prod = c.take(static_cast<std::size_t>(c.mp) * c.np * 4);
+        c.prod = c.take(static_cast<std::size_t>(S) * c.mp * c.np * 4);
         c.acc = c.take(static_cast<std::size_t>(c.mp) * c.np * 8);
       });
 }
 
+// Scheme II: exponents and residue planes straight from the stored operands, L INT8
+// GEMMs, the CRT finish; all on one stream, no host synchronisation.
 void run_crt(SchemeCall& c) {
   const auto s = c.dev->stream();
-  const int Lm = c.scheme.slices;
-  c.phases.mark(0, s);
-  gather(c, true);
-  L::residues(static_cast<const double*>(c.A64), c.ea, c.mp, c.m, c.k, c.kp, c.scheme.bits, Lm, c.mod_d,
-              static_cast<signed char*>(c.sa), s);
-  L::residues(static_cast<const double*>(c.B64), c.eb, c.np, c.n, c.k, c.kp, c.scheme.bits, Lm, c.mod_d,
-              static_cast<signed char*>(c.sb), s);
+  const int Lm = c.scheme.slices, P = c.scheme.bits;
   const std::size_t sa = static_cast<std::size_t>(c.mp) * c.kp, sb = static_cast<std::size_t>(c.np) * c.kp,
                     sp = static_cast<std::size_t>(c.mp) * c.np * 4;
+  c.phases.mark(0, s);
+  const L::Operand A = c.stored_a(), B = c.stored_b();
+  exponents(c);
+  L::crt_split(A, c.ea, c.mp, c.kp, P, c.crt, static_cast<signed char*>(c.sa), sa, s);
+  L::crt_split(B, c.eb, c.np, c.kp, P, c.crt, static_cast<signed char*>(c.sb), sb, s);
+  HB_CUDA(cudaGetLastError(), c.dev->id());
   const int one = 1, zero = 0;
   c.phases.mark(1, s);
   for (int l = 0; l < Lm; ++l)
     product(c, c.mp, c.np, static_cast<char*>(c.sa) + l * sa, static_cast<char*>(c.sb) + l * sb, CUDA_R_8I,
             static_cast<char*>(c.prod) + l * sp, CUDA_R_32I, CUBLAS_COMPUTE_32I, &one, &zero, c.np);
   c.phases.mark(2, s);
-  L::finish_crt(static_cast<const int*>(c.prod), Lm, c.mod_d, c.inv_d, c.scheme.bits, c.ea, c.eb, c.m, c.n, c.np,
-                static_cast<unsigned long long>(c.mp) * c.np, out_of(c), s);
+  L::crt_finish(static_cast<const int*>(c.prod), static_cast<unsigned long long>(c.mp) * c.np, c.np, c.crt, P, c.ea,
+                c.eb, c.m, c.n, out_of(c), s);
   HB_CUDA(cudaGetLastError(), c.dev->id());
   c.phases.mark(3, s);
   c.phases.write(c.scheme.label, c.m, c.n, c.k, c.scheme.gemms());
@@ -214,18 +219,14 @@ void run_crt(SchemeCall& c) {
 void setup_crt(SchemeCall& c) {
   setup_common(c, true);
   const int Lm = static_cast<int>(c.param("MODULI"));
-  c.mod = gemm_scheme::moduli(Lm);
-  c.inv = gemm_scheme::garner_inverses(c.mod);
-  const int P = gemm_scheme::crt_bits(c.mod, c.k);
+  const auto mod = gemm_scheme::moduli(Lm);
+  c.crt = gemm_scheme::crt_constants(mod);
+  const int P = gemm_scheme::crt_bits(mod, c.k);
   c.scheme = {Kind::crt, Lm, P, false, 0, fmt::format("ozaki2 int8 moduli={} bits={}", Lm, P)};
   c.report = c.scheme.encode();
   c.sa = c.take(static_cast<std::size_t>(Lm) * c.mp * c.kp);
   c.sb = c.take(static_cast<std::size_t>(Lm) * c.np * c.kp);
   c.prod = c.take(static_cast<std::size_t>(Lm) * c.mp * c.np * 4);
-  c.mod_d = static_cast<int*>(c.take(c.mod.size() * 4));
-  c.inv_d = static_cast<int*>(c.take(c.inv.size() * 4));
-  HB_CUDA(cudaMemcpy(c.mod_d, c.mod.data(), c.mod.size() * 4, cudaMemcpyHostToDevice), c.dev->id());
-  HB_CUDA(cudaMemcpy(c.inv_d, c.inv.data(), c.inv.size() * 4, cudaMemcpyHostToDevice), c.dev->id());
 }
 
 // 3xTF32 (type 0: binary32 terms holding TF32 values, TF32 GEMMs) or BF16x9 (type 1):
@@ -246,9 +247,8 @@ void register_split(const char* name, int type, long long slices, long long full
         const auto s = c.dev->stream();
         const int S = c.scheme.slices;
         c.phases.mark(0, s);
-        gather(c, false);
-        L::split_terms(static_cast<const double*>(c.A64), c.m, c.k, c.kp, c.scheme.bits, S, type, c.sa, s);
-        L::split_terms(static_cast<const double*>(c.B64), c.n, c.k, c.kp, c.scheme.bits, S, type, c.sb, s);
+        L::float_split(c.stored_a(), c.kp, c.scheme.bits, S, type, c.sa, s);
+        L::float_split(c.stored_b(), c.kp, c.scheme.bits, S, type, c.sb, s);
         HB_CUDA(cudaGetLastError(), c.dev->id());
         const std::size_t es = type == 0 ? 4 : 2;
         const std::size_t sa = static_cast<std::size_t>(c.m) * c.kp * es, sb = static_cast<std::size_t>(c.n) * c.kp * es;
@@ -288,10 +288,7 @@ void emulated_gemm(CudaCall& c, bool dbl) {
   auto& d = *c.dev;
   using SetFn = cublasStatus_t (*)(cublasHandle_t, cublasEmulationStrategy_t);
   static const auto set = reinterpret_cast<SetFn>(cuda_dl::symbol("cublasSetEmulationStrategy"));
-  const int M = c.int_size("m"), N = c.int_size("n"), K = c.int_size("k");
-  const bool ta = c.size("ta") != 0, tb = c.size("tb") != 0;
-  const cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const int lda = ta ? M : K, ldb = tb ? K : N;
+  const RowMajorGemm g = row_major_gemm(c);
   auto h = d.blas();
   blas_check(HB_DL(cublasSetPointerMode)(h, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode", d);
   blas_check(set(h, CUBLAS_EMULATION_STRATEGY_EAGER), "cublasSetEmulationStrategy", d);
@@ -299,8 +296,8 @@ void emulated_gemm(CudaCall& c, bool dbl) {
   const float af = static_cast<float>(a), bf = static_cast<float>(b);
   const cudaDataType t = dbl ? CUDA_R_64F : CUDA_R_32F;
   const cublasStatus_t st = gemm_ex()(
-      h, opb, opa, N, M, K, dbl ? static_cast<const void*>(&a) : &af, c.ptr("B"), t, ldb, c.ptr("A"), t, lda,
-      dbl ? static_cast<const void*>(&b) : &bf, c.ptr("C"), t, N,
+      h, g.opb, g.opa, g.n, g.m, g.k, dbl ? static_cast<const void*>(&a) : &af, c.ptr("B"), t, g.ldb, c.ptr("A"), t,
+      g.lda, dbl ? static_cast<const void*>(&b) : &bf, c.ptr("C"), t, g.ldc,
       dbl ? CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT : CUBLAS_COMPUTE_32F_EMULATED_16BFX9, CUBLAS_GEMM_DEFAULT);
   set(h, CUBLAS_EMULATION_STRATEGY_DEFAULT);
   blas_check(st, dbl ? "cublasGemmEx (CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT)" : "cublasGemmEx (CUBLAS_COMPUTE_32F_EMULATED_16BFX9)",
@@ -311,8 +308,8 @@ const bool registered = [] {
   register_code_variant<SchemeCall>(
       {.op = "gemm", .name = "ozaki_int8",
        .description = "Ozaki scheme II (Ozaki, Uchino, Imamura): INT8 residues modulo MODULI coprime moduli, "
-                      "cublasGemmEx INT8 x INT8 -> INT32 (CUBLAS_COMPUTE_32I), Garner's CRT in double-double by own "
-                      "kernels",
+                      "cublasGemmEx INT8 x INT8 -> INT32 (CUBLAS_COMPUTE_32I), the CRT as an exact sum reduced modulo M "
+                      "into double-double, by own kernels",
        .library = "cuBLAS",
        .precisions = {Precision::D, Precision::DF},
        .params = {{"MODULI", {4, 6, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}, 16,

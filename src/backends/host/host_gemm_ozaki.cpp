@@ -144,22 +144,33 @@ void ozaki_fixed(SchemeCall& c, int format_bits, const char* name) {
 }
 
 // Ozaki scheme II: P-bit integers, residues modulo L moduli in INT8, int32 products,
-// Garner's reconstruction in double-double.
+// the CRT as a sum of words reduced modulo M into double-double (kernels/common/ozaki.h).
 void ozaki_crt(SchemeCall& c) {
   const Inputs in = read_inputs(c);
   const std::size_t m = in.m, n = in.n, k = in.k;
   const int L = static_cast<int>(c.param("MODULI"));
   const auto mod = gemm_scheme::moduli(L);
-  const auto inv = gemm_scheme::garner_inverses(mod);
+  const oz::CrtConst kc = gemm_scheme::crt_constants(mod);
   const int P = gemm_scheme::crt_bits(mod, static_cast<long long>(k));
   const auto ea = exponents(in.A, m, k), eb = exponents(in.B, n, k);
+  // The P-bit integers of A (rows) and B (columns), as the CUDA split computes them.
+  const auto integers = [&](const std::vector<double>& X, const std::vector<int>& e) {
+    std::vector<double> v(X.size());
+    for (std::size_t i = 0; i < X.size(); ++i) {
+      double s1, s2;
+      oz::crt_scales(e[i / k], P, s1, s2);
+      v[i] = oz::crt_integer(X[i], s1, s2);
+    }
+    return v;
+  };
+  const std::vector<double> va = integers(in.A, ea), vb = integers(in.B, eb);
   std::vector<std::int32_t> res(static_cast<std::size_t>(L) * m * n);
   std::vector<std::int8_t> ra(m * k), rb(n * k);
   for (int l = 0; l < L; ++l) {
     for (std::size_t i = 0; i < m * k; ++i)
-      ra[i] = static_cast<std::int8_t>(oz::crt_residue(oz::crt_integer(in.A[i], ea[i / k], P), mod[l]));
+      ra[i] = static_cast<std::int8_t>(oz::crt_residue(va[i], kc.m[l], kc.minv[l], mod[l]));
     for (std::size_t i = 0; i < n * k; ++i)
-      rb[i] = static_cast<std::int8_t>(oz::crt_residue(oz::crt_integer(in.B[i], eb[i / k], P), mod[l]));
+      rb[i] = static_cast<std::int8_t>(oz::crt_residue(vb[i], kc.m[l], kc.minv[l], mod[l]));
     std::int32_t* r = res.data() + static_cast<std::size_t>(l) * m * n;
 #pragma omp parallel for num_threads(c.param("THREADS"))
     for (std::size_t i = 0; i < m; ++i)
@@ -170,9 +181,9 @@ void ozaki_crt(SchemeCall& c) {
       }
   }
   finish(c, [&](std::size_t i, std::size_t j) {
-    int r[20];
+    int r[oz::kMaxModuli];
     for (int l = 0; l < L; ++l) r[l] = res[static_cast<std::size_t>(l) * m * n + i * n + j];
-    const dw<double> x = oz::garner(r, mod.data(), inv.data(), L);
+    const dw<double> x = oz::crt_reconstruct(r, kc);
     const int e = ea[i] + eb[j] - 2 * P;
     return dw<double>{std::ldexp(x.hi, e), std::ldexp(x.lo, e)};
   });
@@ -222,7 +233,8 @@ const bool registered = [] {
   register_code_variant<SchemeCall>(
       host_code("gemm", "ozaki_int8",
                 "Ozaki scheme II (Ozaki, Uchino, Imamura): INT8 residues modulo MODULI coprime moduli, int32 "
-                "products, Garner's CRT in double-double (exact emulation of the CUDA variant)",
+                "products, the CRT as an exact sum reduced modulo M into double-double (exact emulation of the CUDA "
+                "variant)",
                 {threads_param(), {"MODULI", {4, 6, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}, 16,
                                    "moduli (INT8 GEMMs); fewer: faster, less accurate"}},
                 d_df),
