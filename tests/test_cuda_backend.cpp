@@ -273,10 +273,15 @@ TEST(CudaBackend, AllVariantsValidate) {
     if (v->op == "pchase") vsizes = {"128", "4096+192", "2^20"};
     // Laid-out records (docs/layouts.md): every shipped layout, at sizes whose host
     // reference stays quick (nbody's is n^2).
-    if (v->op == "nbody" || v->op == "stencil3d") {
+    static const std::map<std::string, std::string> layout_sizes{{"nbody", "1,7,1000,4097@"},
+                                                                 {"stencil3d", "1,37x19x5,129x65x33@"},
+                                                                 {"srad", "2x1,37x19,1031x517@"},
+                                                                 {"seismic", "1,37x19,1031x517@"},
+                                                                 {"mriq", "1,7x300,4097x1031@"}};
+    if (auto ls = layout_sizes.find(v->op); ls != layout_sizes.end()) {
       vsizes.clear();
       for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(data_dir("layouts")) / v->op))
-        vsizes.push_back((v->op == "nbody" ? "1,7,1000,4097@" : "1,37x19x5,129x65x33@") + e.path().stem().string());
+        vsizes.push_back(ls->second + e.path().stem().string());
     }
     if (dw && v->op != "gemm" && v->op != "spmv")
       for (const auto& s : sizes) vsizes.push_back(s + "@soa");

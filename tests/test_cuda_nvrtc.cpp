@@ -68,7 +68,11 @@ std::vector<Sizes> problems(const Op& op, Precision p) {
   else if (op.name() == "pchase") tokens = {"2^16@loads=1000"};
   else if (std::filesystem::is_directory(std::filesystem::path(data_dir("layouts")) / op.name()))
     for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(data_dir("layouts")) / op.name()))
-      tokens.push_back((op.name() == "stencil3d" ? "37x19x5@" : "1001@") + e.path().stem().string());  // every shipped layout (docs/layouts.md)
+      tokens.push_back((op.name() == "stencil3d" ? "37x19x5@"
+                        : op.name() == "srad" || op.name() == "seismic" ? "37x19@"
+                        : op.name() == "mriq" ? "1001x517@"
+                                              : "1001@") +
+                       e.path().stem().string());  // every shipped layout (docs/layouts.md)
   else tokens = dw ? std::vector<std::string>{"1000003", "1000003@soa"} : std::vector<std::string>{"1000003"};
   std::vector<Sizes> out;
   for (const auto& t : tokens)

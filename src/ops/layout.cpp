@@ -151,10 +151,14 @@ std::string layout_accessors(const Layout& l, const FieldSet& fs) {
   for (const auto& o : l.operands) {
     const std::string op = upper(o.operand);
     bool is_int = false;
+    std::string count = "n";
     for (const auto& x : fs)
-      if (x.operand == o.operand) is_int = x.is_int;
+      if (x.operand == o.operand) {
+        is_int = x.is_int;
+        count = x.count;
+      }
     const char* word = is_int ? "int" : "REAL";
-    // Region starts depend on the record count: the kernel's argument n.
+    // Region starts depend on the record count: the kernel's argument `count`.
     std::string base = "0";
     for (std::size_t g = 0; g < o.groups.size(); ++g) {
       const auto& grp = o.groups[g];
@@ -176,7 +180,7 @@ std::string layout_accessors(const Layout& l, const FieldSet& fs) {
           s += fmt::format("#define {}(i) (((HB_GLOBAL_PTR {}*)({} + ({})))[(i) / {}].{}[(i) % {}])\n", acc, tname,
                            o.operand, base, grp.block, grp.fields[k], grp.block);
       }
-      base = fmt::format("{} + (n + {}) / {} * {}", base == "0" ? std::string() : base, grp.block - 1, grp.block,
+      base = fmt::format("{} + ({} + {}) / {} * {}", base == "0" ? std::string() : base, count, grp.block - 1, grp.block,
                          grp.block * grp.width);
       if (base.rfind(" + ", 0) == 0) base = base.substr(3);
     }

@@ -61,6 +61,7 @@ struct FieldSetOperand {
   std::string operand;               // the buffer kernels receive (e.g. "body")
   std::vector<std::string> fields;   // its fields in canonical order (e.g. x, y, z, m)
   bool is_int = false;
+  std::string count = "n";           // the kernel argument holding its record count (MRI-Q: "nk")
 };
 using FieldSet = std::vector<FieldSetOperand>;
 
@@ -103,7 +104,8 @@ Layout resolve_layout(const LayoutFile& f, std::size_t arch_index, const FieldSe
 // The kernel source text for a layout: struct typedefs and accessor macros
 // OPERAND_FIELD(i) (upper case), and for scratchpad entries HB_SP_TILE, HB_SP_DECL,
 // HB_SP_FILL(j, src) and TILE_OPERAND_FIELD(j, src). Written with the portable prelude's
-// macros, so it serves OpenCL C and CUDA alike; accessors use the kernel's argument n.
+// macros, so it serves OpenCL C and CUDA alike; accessors of an operand use the kernel
+// argument its FieldSetOperand::count names (n unless the op has two record counts).
 std::string layout_accessors(const Layout& l, const FieldSet& fs);
 
 // Host side: one field of n records (words of `elem` bytes) between its own array and the

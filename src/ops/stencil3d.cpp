@@ -21,33 +21,8 @@ const FieldSet& stencil_fields() {
 
 std::vector<Sizes> stencil_dims(const std::string& list) {
   std::vector<Sizes> out;
-  std::vector<std::string> toks{""};
-  for (char c : list) {
-    if (c == ',') toks.emplace_back();
-    else toks.back().push_back(c);
-  }
-  for (const auto& tok : toks) {
-    std::vector<long long> d;
-    std::size_t start = 0;
-    while (true) {
-      const auto x = tok.find('x', start);
-      d.push_back(parse_int_list(tok.substr(start, x - start), "size").at(0));
-      if (x == std::string::npos) break;
-      start = x + 1;
-    }
-    if (d.size() > 3) throw Error(fmt::format("malformed stencil3d size '{}': expected NX, NXxNY or NXxNYxNZ", tok));
-    while (d.size() < 3) d.push_back(d.back());
-    // The product is checked as it grows: extents from a file or a fuzzer must not overflow it.
-    constexpr long long kMaxPoints = 1ll << 40;
-    long long n = 1;
-    for (long long v : d) {
-      if (v < 1) throw Error(fmt::format("size {} = {} is impossible: stencil3d needs every extent >= 1", tok, v));
-      if (v > kMaxPoints / n)
-        throw Error(fmt::format("size {} is impossible: stencil3d's grid would have more than 2^40 points", tok));
-      n *= v;
-    }
-    out.push_back(Sizes{{"nx", d[0]}, {"ny", d[1]}, {"nz", d[2]}, {"n", n}});
-  }
+  for (const auto& d : parse_extents(list, 3, "stencil3d", "NX, NXxNY or NXxNYxNZ"))
+    out.push_back(Sizes{{"nx", d[0]}, {"ny", d[1]}, {"nz", d[2]}, {"n", d[3]}});
   return out;
 }
 
