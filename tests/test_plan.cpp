@@ -360,6 +360,7 @@ TEST_F(PlanTest, AutoParametersFromTheRuleWhenTheDatabaseHasNothingNear) {
   e.variant_hash = tuning::variant_hash(*variants[1]);
   e.precision = Precision::D;
   e.problem = tuning::classify_features("spmv", p.runs[0].features[1]);
+  e.storage = tuning::storage_key(find_op("spmv"), p.runs[0].sizes[1]);
   e.params = {{"TPR", 32}};
   e.rate = 1;
   db.entries.push_back(e);
