@@ -82,6 +82,11 @@ def main():
                 continue
             r = a[0]
             chose = f"{r['variant']} {';'.join(f'{k}={v}' for k, v in r['params'].items())}"
+            # where the parameters came from: db, rule (auto's parameter rule) or metadata
+            src = r.get("param_source") or {}
+            kinds = sorted({"db" if str(v).startswith("db:") else str(v).split(":")[0].split(" ")[0] for v in src.values()})
+            if kinds:
+                chose += f" ({'/'.join(kinds)})"
             ao = r["gbs"] / own["gbs"]["value"] if own else math.nan
             ac = r["gbs"] / c if c else math.nan
             if c:

@@ -290,5 +290,84 @@ TEST_F(PlanTest, AutoRuleFollowsTheRowLengths) {
   EXPECT_THAT(p.points[6].auto_choice["reason"].get<std::string>(), HasSubstr("max/mean row length"));
 }
 
+
+// The parameter rule on crafted features: each parameter from the statistic it follows.
+TEST(AutoParamRule, ValuesFollowTheRowStatistics) {
+  auto tpr = [](double mean) { return tuning::rule_params("spmv", "vector", {{"row_mean", mean}, {"row_std", 0.0}}); };
+  // at least two VW=2 loads per lane: TPR = largest power of two <= mean / 4, in 2..64
+  const std::pair<double, long long> want[] = {{3, 2}, {9, 2}, {17, 4}, {27, 4}, {40, 8}, {130, 32}, {5000, 64}};
+  for (const auto& [mean, t] : want) {
+    const auto r = tpr(mean);
+    ASSERT_EQ(r.count("TPR"), 1u) << mean;
+    EXPECT_EQ(r.at("TPR").value, t) << mean;
+    EXPECT_THAT(r.at("TPR").why, HasSubstr("rule: mean row length"));
+  }
+  EXPECT_EQ(tuning::rule_params("spmv", "merge", {{"row_mean", 2.0}, {"row_std", 40.0}}).at("IPT").value, 7);
+  EXPECT_EQ(tuning::rule_params("spmv", "merge", {{"row_mean", 12.0}, {"row_std", 30.0}}).at("IPT").value, 5);
+  const auto uneven = tuning::rule_params("spmv", "scalar", {{"row_mean", 2.4}, {"row_std", 1.2}});
+  EXPECT_EQ(uneven.at("WG").value, 32);
+  EXPECT_THAT(uneven.at("WG").why, HasSubstr("cv 0.5 > 0.3"));
+  EXPECT_TRUE(tuning::rule_params("spmv", "scalar", {{"row_mean", 7.0}, {"row_std", 0.5}}).empty());  // even rows
+  EXPECT_TRUE(tuning::rule_params("spmv", "adaptive", {{"row_mean", 7.0}, {"row_std", 0.5}}).empty());
+  EXPECT_TRUE(tuning::rule_params("gemm", "regblock", {{"m", 64}}).empty());
+}
+
+// An auto point without a database entry takes the rule's values and says so; a value on
+// the command line still wins, a named variant keeps its metadata defaults, and a near
+// database entry comes before the rule.
+TEST_F(PlanTest, AutoParametersFromTheRuleWhenTheDatabaseHasNothingNear) {
+  variants = {std::make_shared<FakeVariant>("scalar", std::vector{Precision::D},
+                                            std::vector<ParamDef>{{"WG", {32, 64, 128, 256}, 128, ""}},
+                                            std::vector<std::string>{}, BackendKind::OpenCL, "spmv"),
+              std::make_shared<FakeVariant>("vector", std::vector{Precision::D},
+                                            std::vector<ParamDef>{{"TPR", {2, 4, 8, 16, 32}, 8, ""},
+                                                                  {"WG", {64, 128, 256}, 256, ""}},
+                                            std::vector<std::string>{}, BackendKind::OpenCL, "spmv"),
+              std::make_shared<FakeVariant>("merge", std::vector{Precision::D},
+                                            std::vector<ParamDef>{{"IPT", {3, 5, 7}, 3, ""}},
+                                            std::vector<std::string>{}, BackendKind::OpenCL, "spmv")};
+  RunSpec r;
+  r.op = "spmv";
+  r.variants = {"auto", "vector"};
+  r.precisions = {Precision::D};
+  // uneven short rows (cv 0.65): scalar; rows of 25: vector; one dense row, mean ~2: merge
+  r.inputs = {"gen:random:n=2000,per_row=3,empty=0.3", "gen:banded:n=2000,bw=12", "gen:dense_row:n=5000"};
+  auto p = plan_points({plan_run(r, 7, find_op("spmv"), variants, {devices[0]})});
+  ASSERT_EQ(p.points.size(), 6u);
+  EXPECT_EQ(p.points[0].variant->name, "scalar");
+  EXPECT_EQ(p.points[0].params.at("WG"), 32);
+  EXPECT_THAT(p.points[0].param_source.at("WG"), HasSubstr("rule: row length cv"));
+  EXPECT_EQ(p.points[2].variant->name, "vector");
+  EXPECT_EQ(p.points[2].params.at("TPR"), 4);
+  EXPECT_THAT(p.points[2].param_source.at("TPR"), HasSubstr("rule: mean row length"));
+  EXPECT_EQ(p.points[2].param_source.at("WG"), "metadata");  // the rule has no opinion on it
+  EXPECT_EQ(p.points[3].params.at("TPR"), 8);  // the named vector: its default
+  EXPECT_EQ(p.points[3].param_source.at("TPR"), "metadata");
+  EXPECT_EQ(p.points[4].variant->name, "merge");
+  EXPECT_EQ(p.points[4].params.at("IPT"), 7);
+  EXPECT_THAT(p.points[4].param_source.at("IPT"), HasSubstr("rule: mean row length"));
+  r.params = {{"TPR", "16"}};
+  p = plan_points({plan_run(r, 7, find_op("spmv"), variants, {devices[0]})});
+  EXPECT_EQ(p.points[2].params.at("TPR"), 16);
+  EXPECT_EQ(p.points[2].param_source.at("TPR"), "command line");
+  // A database entry of vector near the banded matrix: its value, not the rule's.
+  r.params.clear();
+  FakeLookup db;
+  tuning::TuningEntry e;
+  e.id = 1;
+  e.device = tuning::DeviceIdentity::of(devices[0]->info());
+  e.variant_id = variants[1]->id();
+  e.variant_hash = tuning::variant_hash(*variants[1]);
+  e.precision = Precision::D;
+  e.problem = tuning::classify_features("spmv", p.runs[0].features[1]);
+  e.storage = tuning::storage_key(find_op("spmv"), p.runs[0].sizes[1]);
+  e.params = {{"TPR", 32}};
+  e.rate = 1;
+  db.entries.push_back(e);
+  p = plan_points({plan_run(r, 7, find_op("spmv"), variants, {devices[0]})}, &db);
+  EXPECT_EQ(p.points[2].params.at("TPR"), 32);
+  EXPECT_THAT(p.points[2].param_source.at("TPR"), HasSubstr("db:1 same device, distance 0"));
+}
+
 }  // namespace
 }  // namespace hetbench

@@ -47,7 +47,9 @@ class Report : public ::testing::Test {
         {{"op": "dot", "devices": "host", "precisions": ["S", "D"], "variants": ["host/dot/omp"], "sizes": ["2^14"]}},
         {{"op": "dot", "devices": "host", "precisions": ["DF", "DD"], "variants": ["host/dot/dw_omp"], "sizes": ["2^14"]}},
         {{"op": "spmv", "devices": "host", "precisions": ["D"], "variants": ["host/spmv/omp", "host/spmv/eigen"],
-         "matrices": ["gen:poisson2d:n=32", "gen:random:n=1000,per_row=6"]}}]}})",
+         "matrices": ["gen:poisson2d:n=32", "gen:random:n=1000,per_row=6"]}},
+        {{"op": "nbody", "devices": "host", "precisions": ["S"], "variants": ["host/nbody/omp"],
+         "sizes": ["250@soa", "250@aos", "250@aosoa"]}}]}})",
                                                          seed, pocl ? "opencl:0:0" : "host",
                                                          pocl ? "opencl/dot/local" : "host/dot/omp",
                                                          pocl ? "WG" : "BLOCK", pocl ? "16,32,64" : "256,1024,4096"));
@@ -85,7 +87,7 @@ TEST_F(Report, EveryPlotAndTableRendersInChromium) {
   std::vector<std::string> pngs;
   for (const auto& e : fs::directory_iterator(out.path() / "plots"))
     if (e.path().extension() == ".png") pngs.push_back(e.path().stem().string());
-  for (const std::string prefix : {"size_axpy", "lws_dot", "roofline_host", "tune_", "accuracy", "spmv_host"})
+  for (const std::string prefix : {"size_axpy", "lws_dot", "roofline_host", "tune_", "accuracy", "spmv_host", "layouts_host"})
     if (pocl_ || prefix != "lws_dot")  // the work-group sweep runs on PoCL
     EXPECT_TRUE(std::any_of(pngs.begin(), pngs.end(), [&](const auto& s) { return s.rfind(prefix, 0) == 0; }))
         << "no plot " << prefix << "* among " << testing::PrintToString(pngs);
@@ -125,6 +127,9 @@ TEST_F(Report, EveryPlotAndTableRendersInChromium) {
   EXPECT_EQ(tables, std::stoul(m[3]));
   EXPECT_THAT(dom.output, HasSubstr("host/spmv/eigen"));  // the library baseline in the SpMV table
   EXPECT_THAT(dom.output, HasSubstr(">DD<"));             // the accuracy table spans the double-words
+  // The layout plot's table: the host's three nbody layouts, normalised to the fastest.
+  EXPECT_THAT(dom.output, HasSubstr("<h2>Data layouts</h2>"));
+  EXPECT_THAT(dom.output, HasSubstr(">aosoa<"));
   // No energy here (no NVIDIA GPU): the section says why instead of an empty plot.
   EXPECT_THAT(dom.output, HasSubstr("No point recorded energy"));
   // The Devices section: each device's report (experiment.json devices[].report), its facts

@@ -152,6 +152,39 @@ TEST(TuneSearch, GuidedStrategiesBeatRandomSamplingOnAHill) {
   for (auto& [k, v] : mean) std::printf("%s: mean best %.3f of the top, top found %d/20\n", k.c_str(), v, hits[k]);
 }
 
+// The population follows the budget: a 15 % budget of one SpMV kernel's space (6 to 9
+// evaluations) gets 4, not 2; large budgets stop at Kernel Tuner's 30, small spaces at half.
+TEST(TuneSearch, GeneticPopulationFollowsTheBudget) {
+  EXPECT_EQ(genetic_population(50, 6), 4u);
+  EXPECT_EQ(genetic_population(90, 9), 4u);
+  EXPECT_EQ(genetic_population(97, 15), 5u);
+  EXPECT_EQ(genetic_population(256, 38), 9u);
+  EXPECT_EQ(genetic_population(10000, 100), 14u);
+  EXPECT_EQ(genetic_population(10000, 5000), 30u);
+  EXPECT_EQ(genetic_population(6, 100), 3u);
+  EXPECT_EQ(genetic_population(3, 100), 2u);
+  EXPECT_EQ(genetic_population(1, 100), 1u);
+}
+
+// With the budget of a small space's 15 %, the genetic search is no worse than random
+// sampling on average (it was, with its population of 2).
+TEST(TuneSearch, GeneticWithASmallBudgetIsNoWorseThanRandom) {
+  const Space s = grid(10);  // 100 configurations
+  double top = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) top = std::max(top, hill(s, i));
+  std::map<std::string, double> mean;
+  for (const char* name : {"random", "genetic"})
+    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+      Search search(s, [&](std::size_t i) { return hill(s, i); }, 15);
+      run_strategy(name, search, seed);
+      double best = kInvalid;
+      for (auto i : search.order()) best = std::max(best, search.value(i));
+      mean[name] += best / top / 40;
+    }
+  std::printf("budget 15 of 100: random %.3f, genetic %.3f of the top\n", mean["random"], mean["genetic"]);
+  EXPECT_GE(mean["genetic"], mean["random"] - 0.01);
+}
+
 TEST(TuneSearch, ASeedReplaysTheSameSearch) {
   const Space s = grid(12, [](int i, int j) { return i * j > 90; });
   for (const auto& name : strategy_names()) {

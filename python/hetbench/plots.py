@@ -300,6 +300,35 @@ def spmv_bars(ok):
     return out
 
 
+def layouts_normalised(table):
+    """Per device: a panel per problem (op, precision, sizes), a bar per layout: the kernel
+    time (solid) and the rest (hatched: transfers and layout conversion) over the kernel
+    time of the fastest layout, as Majeti et al. show their layouts."""
+    out = []
+    for dev, g in table.groupby("device_label", sort=True):
+        problems = list(g.groupby(["op", "precision", "problem"], sort=True))
+        for part, panels in enumerate(_panels(problems)):
+            fig, axes = _grid(len(panels))
+            for ax, ((op, prec, problem), h) in zip(axes, panels):
+                x = np.arange(len(h))
+                k = h["kernel_norm"].to_numpy(float)
+                r = np.nan_to_num(h["rest_norm"].to_numpy(float))
+                ax.bar(x, k, 0.7, label="kernel", color="#4c72b0")
+                ax.bar(x, r, 0.7, bottom=k, label="rest (transfers + conversion)", color="#dd8452", hatch="//",
+                       alpha=0.8)
+                ax.axhline(1.0, color="#555", linewidth=0.8, linestyle=":")
+                ax.set_xticks(x, h["layout"], rotation=20, ha="right", fontsize=7)
+                ax.set_ylabel("time ÷ fastest layout's kernel")
+                ax.set_title(f"{op} {prec} {problem}", fontsize=9)
+                ax.legend(fontsize=6, loc="upper left", framealpha=0.7)
+            _finish(fig)
+            out.append(Figure(fig, _slug("layouts", dev, part),
+                              f"Layouts on {dev}: per problem, each layout's kernel time (solid) and the rest "
+                              "(hatched: transfers and layout conversion, features.rest_s) over the kernel time of "
+                              "the fastest layout there."))
+    return out
+
+
 def energy(e):
     out = []
     for (op, dev), g in e.groupby(["op", "device_label"], sort=True):

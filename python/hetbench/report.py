@@ -246,6 +246,16 @@ def _plot_sections(rep, df, ok):
         rep.figures_of(plots.spmv_bars(ok))
         rep.table(sp, "fastest kernel against the fastest vendor library (kind library) per matrix")
 
+    rep.section("Data layouts")
+    lt = rd.layout_table(ok)
+    if lt.empty:
+        rep.absent("No problem ran in two layouts or more on one device (features.layout: nbody, stencil3d with "
+                   "--layout or --param LAYOUT=...).")
+    else:
+        rep.figures_of(plots.layouts_normalised(lt))
+        rep.table(lt, "each layout's fastest point; kernel and rest (features.rest_s) over the fastest layout's "
+                      "kernel time on the device (docs/layouts.md)")
+
     rep.section("Memory latency")
     figs = plots.pchase_latency(ok)
     rep.figures_of(figs) if figs else rep.absent("No pchase point passed (the `ns_per_load` key).")

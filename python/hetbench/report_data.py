@@ -309,3 +309,47 @@ def device_reports(dirs, contexts):
             chosen[(host, d.get("id"))] = (rank, (f"{host}: {d.get('id', '')} {d.get('name', '')}",
                                                   pd.DataFrame(facts), pd.DataFrame(rows)))
     return [entry for _, entry in chosen.values()]
+
+
+def _problem_text(row):
+    """The point's sizes without its layout: "n=4097", "NX=64,NY=64,NZ=64"."""
+    parts = []
+    for k, v in row.items():
+        if k.startswith("size_") and k not in ("size_input", "size_x", "size_label") and isinstance(v, (int, float)) \
+                and not pd.isna(v):
+            parts.append(f"{k[5:]}={int(v) if float(v).is_integer() else v}")
+    return ",".join(parts)
+
+
+def _layout_name(token):
+    """A layout's short name: a shipped one's name, a file's name without its folder."""
+    return os.path.basename(str(token)) if token else "soa"
+
+
+def layout_table(ok):
+    """Points placed by a data layout (features.layout: nbody, stencil3d, docs/layouts.md):
+    per device, op, precision and problem, each layout's fastest point with its kernel time
+    (the median) and the rest (features.rest_s: transfers and layout conversion), both over
+    the kernel time of the problem's fastest layout on that device. Only problems that ran
+    in two layouts or more on a device."""
+    cols = ["device_label", "op", "precision", "problem", "layout", "variant_id", "kernel_s", "rest_s",
+            "kernel_norm", "rest_norm"]
+    if "feature_layout" not in ok:
+        return pd.DataFrame(columns=cols)
+    lp = ok[ok["feature_layout"].notna()].copy()
+    if lp.empty:
+        return pd.DataFrame(columns=cols)
+    recs = lp.to_dict("records")
+    lp["problem"] = [_problem_text(r) for r in recs]
+    lp["layout"] = [_layout_name(t) for t in lp["feature_layout"]]
+    lp["kernel_s"] = lp["median_s"].astype(float)
+    lp["rest_s"] = _col(lp, "feature_rest_s").astype(float)
+    keys = ["device_label", "op", "precision", "problem"]
+    best = best_per(lp, keys + ["layout"])
+    best = best[best.groupby(keys)["layout"].transform("nunique") >= 2].copy()
+    if best.empty:
+        return pd.DataFrame(columns=cols)
+    fastest = best.groupby(keys)["kernel_s"].transform("min")
+    best["kernel_norm"] = best["kernel_s"] / fastest
+    best["rest_norm"] = best["rest_s"] / fastest
+    return best.sort_values(keys + ["kernel_norm"])[cols].reset_index(drop=True)

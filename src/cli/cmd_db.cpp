@@ -41,7 +41,8 @@ int list(const std::string& path) {
   for (const auto& e : entries)
     fmt::print("{:>4}  {:<28} {:<26} {:<4} {:<10} {:<36} {:<24} {:>12}  {}\n", e.id, e.device.name.substr(0, 28),
                e.variant_id, name(e.precision), e.storage.empty() ? "-" : e.storage, e.problem.label,
-               params_text(e.params), fmt::format("{:.4g} {}", e.rate, e.unit), e.strategy);
+               params_text(e.params) + (e.layout ? " @" + describe(*e.layout) : ""),
+               fmt::format("{:.4g} {}", e.rate, e.unit), e.strategy);
   fmt::print(stderr, "hetbench: {} entries in {}\n", entries.size(), path);
   return 0;
 }

@@ -188,11 +188,41 @@ Plan plan_points(std::vector<RunPlan> runs, const tuning::TuningLookup* db) {
   plan.runs = std::move(runs);
   ParamResolver resolver(db);
   std::set<std::string> said;
+  // The sizes each run was given; a layout taken from the database adds a size after them.
+  std::vector<std::size_t> given_sizes;
+  for (const auto& r : plan.runs) given_sizes.push_back(r.sizes.size());
+  auto note = [&](const std::string& m) {
+    if (said.insert(m).second) plan.left_out.push_back(m);
+  };
+  // The size `si` placed by the layout `token`: added to the run once, after its own sizes.
+  auto with_layout = [&](std::size_t ri, std::size_t si, const std::string& token) {
+    auto& r = plan.runs[ri];
+    Sizes s = r.sizes[si];
+    s.input = token;
+    for (std::size_t j = given_sizes[ri]; j < r.sizes.size(); ++j)
+      if (r.sizes[j] == s) return j;
+    r.sizes.push_back(s);
+    r.features.push_back(r.features[si]);  // the problem class does not depend on the layout
+    r.input_errors.emplace_back();
+    return r.sizes.size() - 1;
+  };
   auto add = [&](std::size_t ri, Precision prec, std::size_t si, std::size_t di, const Variant& v,
                  const ParamValues& set, const std::optional<tuning::LookupHit>& hit, nlohmann::json why) {
     const auto& r = plan.runs[ri];
     const Device& dev = *r.devices[di];
-    auto res = resolver.resolve(r, si, dev, prec, v, set, hit);
+    auto res = resolver.resolve(r, si, dev, prec, v, set, hit, !why.is_null());
+    if (!res.note.empty()) note(res.note);
+    if (!res.layout.empty()) {
+      Sizes s = r.sizes[si];
+      s.input = res.layout;
+      if (auto misfit = r.op->device_fit(s, prec, dev.info()); !misfit.empty()) {
+        res.source[kLayoutKey] = fmt::format("op default ({}'s layout does not fit: {})", res.source[kLayoutKey], misfit);
+        note(fmt::format("the tuning database's layout {} for {} does not fit {}: {}", res.layout, format_sizes(s),
+                         dev.id(), misfit));
+      } else {
+        si = with_layout(ri, si, res.layout);
+      }
+    }
     auto skip = v.violated_constraint(dev, r.sizes[si], prec, res.values);
     plan.points.push_back({ri, prec, si, di, &v, std::move(res.values), std::move(res.source), std::move(why), std::move(skip), ""});
   };
@@ -207,12 +237,12 @@ Plan plan_points(std::vector<RunPlan> runs, const tuning::TuningLookup* db) {
     // With "all", a variant that has no version in a precision is expected, not news: only
     // variants named on purpose, and device reasons (no FP64, an extension), are said.
     const bool all = std::find(r.spec->variants.begin(), r.spec->variants.end(), "all") != r.spec->variants.end();
-    for (std::size_t si = 0; si < r.sizes.size(); ++si)
+    for (std::size_t si = 0; si < given_sizes[ri]; ++si)
       if (!r.input_errors[si].empty())
         plan.left_out.push_back(fmt::format("cannot read input '{}', its points are recorded as errors: {}",
                                             r.sizes[si].input, r.input_errors[si]));
     for (auto prec : r.spec->precisions)
-      for (std::size_t si = 0; si < r.sizes.size(); ++si)
+      for (std::size_t si = 0; si < given_sizes[ri]; ++si)
         for (std::size_t di = 0; di < r.devices.size(); ++di) {
           const Device& dev = *r.devices[di];
           const bool unread = !r.input_errors[si].empty();

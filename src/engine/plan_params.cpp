@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "engine/plan.hpp"
+#include "hetbench/error.hpp"
+#include "ops/layout_ref.hpp"
 #include "tuning/auto_rule.hpp"
 
 namespace hetbench {
@@ -61,9 +63,15 @@ std::optional<tuning::LookupHit> ParamResolver::lookup(const RunPlan& r, std::si
   return db_->lookup(q);
 }
 
+bool ParamResolver::has_layouts(const RunPlan& r) {
+  auto it = layout_ops_.find(&r);
+  if (it == layout_ops_.end()) it = layout_ops_.emplace(&r, op_has_layouts(*r.op)).first;
+  return it->second;
+}
+
 ResolvedParams ParamResolver::resolve(const RunPlan& r, std::size_t size, const Device& dev, Precision p,
                                       const Variant& v, const ParamValues& set,
-                                      const std::optional<tuning::LookupHit>& found) {
+                                      const std::optional<tuning::LookupHit>& found, bool auto_point) {
   ResolvedParams out;
   out.values = set;
   std::vector<const ParamDef*> open;  // not given on the command line
@@ -82,22 +90,58 @@ ResolvedParams ParamResolver::resolve(const RunPlan& r, std::size_t size, const 
     out.source[d.name] = d.def_by_precision.count(p) ? fmt::format("metadata {}", name(p)) : "metadata";
     open.push_back(&d);
   }
-  if (open.empty()) return out;
+  const Sizes& s = r.sizes[size];
+  // A layout is resolved like a parameter: named in the size (command line or spec), part
+  // of tune's space, else the database entry's, else the op's default.
+  const bool layouts = has_layouts(r);
+  const bool layout_open = layouts && s.input.empty() && !r.spec->whole_domains;
+  if (layouts)
+    out.source[kLayoutKey] = !s.input.empty() ? (r.spec->whole_domains ? "tuning space" : "command line") : "op default";
+  if (open.empty() && !layout_open) return out;
   auto hit = found ? found : lookup(r, size, dev, p, {&v});
+  // Values from elsewhere may break a constraint of this problem (a work-group larger
+  // than n): then the defaults, unless they break it too.
+  auto unless_broken = [&](ResolvedParams&& other) {
+    if (!v.violated_constraint(dev, s, p, other.values).empty() && v.violated_constraint(dev, s, p, out.values).empty())
+      return out;
+    return std::move(other);
+  };
+  if (!hit && auto_point) {  // nothing tuned near: auto's parameter rule
+    const auto& f = size < r.features.size() ? r.features[size] : nlohmann::json::object();
+    ResolvedParams ruled = out;
+    const auto rule = tuning::rule_params(r.op->name(), v.name, f);
+    for (const auto* d : open)
+      if (auto it = rule.find(d->name); it != rule.end() && in_domain(*d, it->second.value)) {
+        ruled.values[d->name] = it->second.value;
+        ruled.source[d->name] = it->second.why;
+      }
+    return unless_broken(std::move(ruled));
+  }
   if (!hit) return out;
   ResolvedParams tuned = out;
-  const auto from = fmt::format("db:{} {}, distance {:.3g}", hit->entry.id, to_string(hit->level), hit->distance);
+  auto from = fmt::format("db:{} {}, distance {:.3g}", hit->entry.id, to_string(hit->level), hit->distance);
+  const auto& tuned_layout = hit->entry.layout;
+  if (layout_open && tuned_layout) {
+    try {
+      tuned.layout = layout_token(r.op->name(), *tuned_layout);
+      tuned.source[kLayoutKey] = from;
+    } catch (const InputError& e) {
+      tuned.source[kLayoutKey] = fmt::format("op default ({}'s layout {}: {})", from, describe(*tuned_layout), e.what());
+      tuned.note = fmt::format("tuning database entry {} chose layout {} for {}: {}; the op's default layout is "
+                               "measured instead", hit->entry.id, describe(*tuned_layout), format_sizes(s), e.what());
+    }
+  } else if (layouts && !s.input.empty()) {
+    // Parameters tuned together with another layout: still the nearest knowledge, said so.
+    const auto mine = layout_ref(r.op->name(), s);
+    if (tuned_layout != mine)
+      from += fmt::format(", tuned with layout {}", tuned_layout ? describe(*tuned_layout) : "(default)");
+  }
   for (const auto* d : open)
     if (auto it = hit->entry.params.find(d->name); it != hit->entry.params.end() && in_domain(*d, it->second)) {
       tuned.values[d->name] = it->second;
       tuned.source[d->name] = from;
     }
-  // Values tuned on a neighbouring class may break a constraint of this problem (a
-  // work-group larger than n): then the defaults, unless they break it too.
-  const Sizes& s = r.sizes[size];
-  if (!v.violated_constraint(dev, s, p, tuned.values).empty() && v.violated_constraint(dev, s, p, out.values).empty())
-    return out;
-  return tuned;
+  return unless_broken(std::move(tuned));
 }
 
 std::optional<AutoPick> ParamResolver::pick(const RunPlan& r, std::size_t size, const Device& dev, Precision p) {

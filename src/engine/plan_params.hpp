@@ -32,7 +32,15 @@ std::vector<ParamValues> param_sets(const Variant& v, const std::map<std::string
 struct ResolvedParams {
   ParamValues values;
   std::map<std::string, std::string> source;  // parameter -> "command line", "db:<id> ...", "metadata D"
+  // A layout op's problem named no layout and the database entry has one: the size
+  // token (Sizes::input) that names it; source["LAYOUT"] says where it came from.
+  std::string layout;
+  std::string note;  // why the entry's layout could not be taken (a plan message), or empty
 };
+
+// The key of a layout in param_source (docs/tuning-db.md): a layout is chosen like a
+// parameter, though it is part of the problem's sizes.
+inline constexpr const char* kLayoutKey = "LAYOUT";
 
 struct AutoPick {
   const Variant* variant = nullptr;
@@ -45,8 +53,11 @@ class ParamResolver {
   explicit ParamResolver(const tuning::TuningLookup* db) : db_(db) {}
   // `set` holds the given values (and metadata defaults for the rest); the rest are
   // resolved again here. `hit`: an entry already found (by auto) for this variant.
+  // `auto_point`: the point is auto's, so without a database entry its parameter rule
+  // (tuning::rule_params) comes before the metadata defaults.
   ResolvedParams resolve(const RunPlan& r, std::size_t size, const Device& dev, Precision p, const Variant& v,
-                         const ParamValues& set, const std::optional<tuning::LookupHit>& hit = std::nullopt);
+                         const ParamValues& set, const std::optional<tuning::LookupHit>& hit = std::nullopt,
+                         bool auto_point = false);
   // The variant of an auto point: the database's nearest entry among the op's own
   // variants on the device, else the built-in rule; nullopt when none runs there.
   std::optional<AutoPick> pick(const RunPlan& r, std::size_t size, const Device& dev, Precision p);
@@ -56,8 +67,10 @@ class ParamResolver {
   const tuning::ProblemClass& problem(const RunPlan& r, std::size_t size);
   std::optional<tuning::LookupHit> lookup(const RunPlan& r, std::size_t size, const Device& dev, Precision p,
                                           const std::vector<const Variant*>& vs);
+  bool has_layouts(const RunPlan& r);
   const tuning::TuningLookup* db_;
   std::map<const Variant*, std::string> hashes_;
+  std::map<const RunPlan*, bool> layout_ops_;
   std::map<std::pair<const RunPlan*, std::size_t>, tuning::ProblemClass> classes_;
 };
 

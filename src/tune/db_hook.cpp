@@ -19,6 +19,7 @@ ResultHook database_hook(tuning::TuningDb& db, std::uint64_t seed) {
     const bool have = r.features.is_object() && !r.features.empty();
     e.problem = tuning::classify(r.op, r.problem, have ? r.features : r.op_ref->features(r.problem, seed));
     e.params = r.params;
+    e.layout = r.layout;
     e.rate = flops ? *r.gflops : r.gbs.value_or(0);
     e.rate_lo = flops ? r.gflops_lo.value_or(e.rate) : r.gbs_lo.value_or(e.rate);
     e.rate_hi = flops ? r.gflops_hi.value_or(e.rate) : r.gbs_hi.value_or(e.rate);
@@ -29,7 +30,7 @@ ResultHook database_hook(tuning::TuningDb& db, std::uint64_t seed) {
     e.evaluations = static_cast<int>(r.evaluations);
     const auto [id, stored] = db.put(e);
     fmt::print(stderr, "hetbench: tuning database {}: {} {} {} {} -> entry {}{}\n", db.path().string(), r.variant_id,
-               r.precision, e.problem.label, format_params(r.params), id,
+               r.precision, e.problem.label, format_params(r.params) + (r.layout ? " @" + describe(*r.layout) : ""), id,
                stored ? "" : " (kept: the entry there is faster)");
   };
 }

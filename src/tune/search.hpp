@@ -59,5 +59,8 @@ const std::vector<std::string>& strategy_names();
 void check_strategy(const std::string& name);
 // Runs the strategy until the search is done.
 void run_strategy(const std::string& name, Search& s, std::uint64_t seed);
+// The genetic algorithm's population for a space and budget of evaluations: about
+// sqrt(2 budget), at least 4, at most 30 and half the space (docs/tuning.md).
+std::size_t genetic_population(std::size_t space, std::size_t budget);
 
 }  // namespace hetbench::tune

@@ -17,10 +17,12 @@ void rate(const nlohmann::json& rec, const char* key, const TuningResult& r, std
   if (r.ci95_lo_s > 0) hi = *v * r.median_s / r.ci95_lo_s;
 }
 
-std::string sizes_text(const nlohmann::json& j) {
-  if (j.contains("input") && j["input"].is_string()) return j["input"].get<std::string>();
+// The input (a matrix) names the problem; a layout does not: it is shown with the best.
+std::string sizes_text(const nlohmann::json& j, bool layout) {
+  if (!layout && j.contains("input") && j["input"].is_string()) return j["input"].get<std::string>();
   std::string s;
-  for (auto it = j.begin(); it != j.end(); ++it) s += fmt::format("{}{}={}", s.empty() ? "" : ",", it.key(), it.value().dump());
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.key() != "input") s += fmt::format("{}{}={}", s.empty() ? "" : ",", it.key(), it.value().dump());
   return s;
 }
 
@@ -88,6 +90,7 @@ nlohmann::json to_json(const TuningResult& r) {
                       {"experiment", r.experiment}};
   if (!r.found) return j;
   j["params"] = r.params;
+  if (r.layout) j["layout"] = to_json(*r.layout);
   j["point"] = r.point;
   j["ties"] = r.ties;
   j["seconds"] = {{"median", r.median_s}, {"ci95_lo", r.ci95_lo_s}, {"ci95_hi", r.ci95_hi_s}};
@@ -106,9 +109,11 @@ void print_summary(const std::vector<TuningResult>& results) {
                                         "best",   "ties", "GB/s [interval]", "GFLOP/s [interval]", "wall"};
   std::vector<std::vector<std::string>> rows{header};
   for (const auto& r : results)
-    rows.push_back({r.device, r.precision, sizes_text(r.sizes), r.variant, std::to_string(r.space),
+    rows.push_back({r.device, r.precision, sizes_text(r.sizes, r.layout.has_value()), r.variant, std::to_string(r.space),
                     std::to_string(r.pruned), std::to_string(r.evaluations),
-                    r.found ? (r.params.empty() ? "(no parameters)" : format_params(r.params)) : "none passed",
+                    r.found ? (r.params.empty() ? "(no parameters)" : format_params(r.params)) +
+                                  (r.layout ? " @" + describe(*r.layout) : "")
+                            : "none passed",
                     r.found ? std::to_string(r.ties) : "", interval_text(r.gbs, r.gbs_lo, r.gbs_hi),
                     r.op == "gemm" || r.op == "spmv" ? interval_text(r.gflops, r.gflops_lo, r.gflops_hi) : "",
                     fmt::format("{:.1f}s", r.wall_s)});

@@ -17,6 +17,7 @@
 #include "engine/resume.hpp"
 #include "engine/runner.hpp"
 #include "hetbench/error.hpp"
+#include "ops/layout_ref.hpp"
 #include "tune/search.hpp"
 #include "tune/summary.hpp"
 #include "tune/ties.hpp"
@@ -29,48 +30,76 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The points of one variant on one problem: consecutive in the plan's order.
+// The points of one variant on one problem. A layout is a dimension of the space like a
+// parameter (docs/tuning.md): the sizes of a layout op that differ only in their layout
+// are one problem, so a task gathers points that are not consecutive in the plan.
 struct Task {
+  std::vector<std::size_t> all;             // plan indices, pruned points included
   std::vector<const PlannedPoint*> points;  // those that satisfy the constraints
   std::size_t pruned = 0;
+  std::vector<std::string> layouts;  // the layouts (Sizes::input) it spans, when more than one
 };
 
-bool same_task(const PlannedPoint& a, const PlannedPoint& b) {
-  return a.run == b.run && a.prec == b.prec && a.size == b.size && a.device == b.device && a.variant == b.variant;
-}
-
 std::vector<Task> tasks_of(const Plan& plan) {
+  std::vector<bool> layout_op;
+  for (const auto& r : plan.runs) layout_op.push_back(op_has_layouts(*r.op));
   std::vector<Task> tasks;
-  const PlannedPoint* prev = nullptr;
-  for (const auto& p : plan.points) {
-    if (!prev || !same_task(*prev, p)) tasks.emplace_back();
-    prev = &p;
-    if (p.skip.empty()) tasks.back().points.push_back(&p);
-    else ++tasks.back().pruned;
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < plan.points.size(); ++i) {
+    const auto& p = plan.points[i];
+    Sizes problem = plan.runs[p.run].sizes[p.size];
+    const std::string layout = layout_op[p.run] ? problem.input : "";
+    if (layout_op[p.run]) problem.input.clear();
+    const auto key = fmt::format("{}|{}|{}|{}|{}", p.run, name(p.prec), nlohmann::json(problem).dump(), p.device,
+                                 p.variant->id());
+    auto [it, fresh] = index.emplace(key, tasks.size());
+    if (fresh) tasks.emplace_back();
+    Task& t = tasks[it->second];
+    t.all.push_back(i);
+    if (p.skip.empty()) t.points.push_back(&p);
+    else ++t.pruned;
+    if (layout_op[p.run] && std::find(t.layouts.begin(), t.layouts.end(), layout) == t.layouts.end())
+      t.layouts.push_back(layout);
   }
+  for (auto& t : tasks)
+    if (t.layouts.size() < 2) t.layouts.clear();
   return tasks;
 }
 
+std::string layout_of_point(const Plan& plan, const PlannedPoint& p) { return plan.runs[p.run].sizes[p.size].input; }
+
 // The axes are the values the plan gave each parameter (pruned points included), so a
-// neighbour is one step along the asked range.
-Space space_of(const Plan& plan, const Task& t, std::size_t first_point) {
-  const Variant& v = *plan.points[first_point].variant;
+// neighbour is one step along the asked range; the layout axis (LAYOUT) indexes the
+// task's layouts in the order they were given.
+Space space_of(const Plan& plan, const Task& t) {
+  const Variant& v = *plan.points[t.all.front()].variant;
   std::vector<Axis> axes;
   for (const auto& pd : v.params) {
     Axis a{pd.name, {}, -1};
-    for (std::size_t i = first_point; i < plan.points.size() && same_task(plan.points[first_point], plan.points[i]); ++i)
-      a.values.push_back(plan.points[i].params.at(pd.name));
+    for (auto i : t.all) a.values.push_back(plan.points[i].params.at(pd.name));
     std::sort(a.values.begin(), a.values.end());
     a.values.erase(std::unique(a.values.begin(), a.values.end()), a.values.end());
     auto it = std::find(a.values.begin(), a.values.end(), pd.def);
     if (it != a.values.end()) a.def = static_cast<int>(it - a.values.begin());
     axes.push_back(std::move(a));
   }
+  if (!t.layouts.empty()) {
+    Axis a{kLayoutAxis, {}, -1};
+    for (std::size_t l = 0; l < t.layouts.size(); ++l) {
+      a.values.push_back(static_cast<long long>(l));
+      if (t.layouts[l].empty()) a.def = static_cast<int>(l);  // the op's default layout
+    }
+    axes.push_back(std::move(a));
+  }
   std::vector<Config> configs;
   for (const auto* p : t.points) {
     Config c;
     for (const auto& a : axes)
-      c.push_back(static_cast<int>(std::find(a.values.begin(), a.values.end(), p->params.at(a.name)) - a.values.begin()));
+      if (a.name == kLayoutAxis && !t.layouts.empty())
+        c.push_back(static_cast<int>(std::find(t.layouts.begin(), t.layouts.end(), layout_of_point(plan, *p)) -
+                                     t.layouts.begin()));
+      else
+        c.push_back(static_cast<int>(std::find(a.values.begin(), a.values.end(), p->params.at(a.name)) - a.values.begin()));
     configs.push_back(std::move(c));
   }
   return Space(std::move(axes), std::move(configs));
@@ -91,6 +120,13 @@ Measured measured_of(std::size_t config, const nlohmann::json& rec) {
 
 bool rated_by_flops(const std::string& op) { return op == "gemm" || op == "peak"; }
 
+std::string layouts_text(const std::vector<std::string>& layouts) {
+  if (layouts.empty()) return "";
+  std::string s;
+  for (const auto& l : layouts) s += (s.empty() ? "" : ", ") + (l.empty() ? std::string("(default)") : l);
+  return fmt::format(" over layouts {}", s);
+}
+
 namespace {
 
 // Higher is better: problems per second.
@@ -104,13 +140,19 @@ std::string rate_text(const nlohmann::json& rec) {
   return "?";
 }
 
-// Records of earlier sessions, by task and configuration.
-using Recorded = std::map<std::size_t, std::map<ParamValues, nlohmann::json>>;
+// Records of earlier sessions, by task and configuration: parameters and the problem's
+// input (its layout, where the task spans several).
+using ConfigKey = std::pair<ParamValues, std::string>;
+using Recorded = std::map<std::size_t, std::map<ConfigKey, nlohmann::json>>;
 
 Recorded recorded_by_task(const std::vector<nlohmann::json>& recs) {
   Recorded out;
   for (const auto& r : recs)
-    if (r.contains("tune")) out[r["tune"].value("task", std::size_t{0})][r.value("params", ParamValues{})] = r;
+    if (r.contains("tune")) {
+      const auto sizes = r.value("sizes", nlohmann::json::object());
+      const std::string input = sizes.is_object() ? sizes.value("input", "") : "";
+      out[r["tune"].value("task", std::size_t{0})][{r.value("params", ParamValues{}), input}] = r;
+    }
   return out;
 }
 
@@ -185,13 +227,12 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
   std::vector<TuningResult> results;
   InterruptGuard guard;
   const auto executor = make_point_executor(e, plan, "");
-  std::size_t first = 0;
-  for (std::size_t k = 0; k < tasks.size() && !interrupted(); first += tasks[k].points.size() + tasks[k].pruned, ++k) {
+  for (std::size_t k = 0; k < tasks.size() && !interrupted(); ++k) {
     const Task& t = tasks[k];
-    const PlannedPoint& head = plan.points[first];
+    const PlannedPoint& head = plan.points[t.all.front()];
     const RunPlan& run = plan.runs[head.run];
-    const Space space = space_of(plan, t, first);
-    const auto mine = recorded.count(k) ? recorded.at(k) : std::map<ParamValues, nlohmann::json>{};
+    const Space space = space_of(plan, t);
+    const auto mine = recorded.count(k) ? recorded.at(k) : std::map<ConfigKey, nlohmann::json>{};
     double offset_s = 0;  // the task's time in earlier sessions
     for (const auto& [pv, r] : mine) {
       if (r.value("variant_id", "") != head.variant->id())
@@ -204,7 +245,8 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
     // A time budget is shared by the tasks left, so time a small space leaves over goes on.
     const double time_share = s.budget.seconds() > 0 ? (s.budget.seconds() - time_used) / (tasks.size() - k) : 0;
     fmt::print(stderr, "hetbench: tuning {} on {} in {} at {}: {} configurations ({} pruned by constraints), budget {}\n",
-               head.variant->id(), run.devices[head.device]->id(), name(head.prec), format_sizes(run.sizes[head.size]),
+               head.variant->id(), run.devices[head.device]->id(), name(head.prec),
+               format_sizes(run.sizes[head.size]) + layouts_text(t.layouts),
                space.size(), t.pruned, s.budget.seconds() > 0 ? fmt::format("{:.0f}s", time_share) : std::to_string(budget));
     const auto start = Clock::now();
     auto elapsed = [&] { return offset_s + std::chrono::duration<double>(Clock::now() - start).count(); };
@@ -216,7 +258,7 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
     auto objective = [&](std::size_t i) {
       const PlannedPoint& p = *t.points[i];
       nlohmann::json rec;
-      if (auto it = mine.find(p.params); it != mine.end()) {
+      if (auto it = mine.find({p.params, layout_of_point(plan, p)}); it != mine.end()) {
         rec = it->second;
       } else {
         const auto t0 = Clock::now();
@@ -267,6 +309,11 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
     r.variant_ref = head.variant;
     r.op_ref = run.op;
     r.problem = run.sizes[head.size];
+    if (r.found) {  // the best's own problem: its layout, where the task spans several
+      const Pick pick = pick_best(measured, space);
+      r.problem = run.sizes[t.points[measured[pick.best].config]->size];
+      r.layout = layout_ref(run.op->name(), r.problem);
+    }
     r.prec = head.prec;
     results.push_back(std::move(r));
     if (on_result && !interrupted()) on_result(results.back());

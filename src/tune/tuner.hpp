@@ -16,6 +16,7 @@
 #include "hetbench/device.hpp"
 #include "hetbench/op.hpp"
 #include "hetbench/variant.hpp"
+#include "ops/layout_ref.hpp"
 #include "tune/budget.hpp"
 
 namespace hetbench::tune {
@@ -40,6 +41,8 @@ struct TuningResult {
   std::string experiment;  // the folder
   std::string strategy;
   std::uint64_t seed = 0;
+  // The best's layout (ops that place records by one), with the sizes' layout in `sizes`.
+  std::optional<LayoutRef> layout;
   std::size_t evaluations = 0, space = 0, pruned = 0, ties = 0;
   double wall_s = 0;
   // The planned objects themselves, for a database key (device identity, variant hash,
@@ -53,6 +56,12 @@ struct TuningResult {
 nlohmann::json to_json(const TuningResult& r);
 
 using ResultHook = std::function<void(const TuningResult&)>;
+
+// The layout's axis in a tuning space: values index the task's layouts (docs/tuning.md).
+inline constexpr const char* kLayoutAxis = "LAYOUT";
+
+// " over layouts aos, soa" for the layouts a task spans; empty for none.
+std::string layouts_text(const std::vector<std::string>& layouts);
 
 // Whether an op is rated by GFLOP/s (its work is arithmetic: gemm, peak) rather than by
 // GB/s: the progress line shows that rate and the database keeps it.

@@ -60,4 +60,45 @@ std::optional<RuleChoice> rule_choice(const std::string& op, const nlohmann::jso
                                        : why + fmt::format("; none of its choices here, first own variant by name")};
 }
 
+namespace {
+
+// Largest power of two <= x, within [lo, hi].
+long long pow2_floor(double x, long long lo, long long hi) {
+  long long p = lo;
+  while (p * 2 <= hi && static_cast<double>(p * 2) <= x) p *= 2;
+  return p;
+}
+
+}  // namespace
+
+std::map<std::string, RuleParam> rule_params(const std::string& op, const std::string& variant,
+                                             const nlohmann::json& features) {
+  std::map<std::string, RuleParam> out;
+  if (op != "spmv") return out;
+  const double mean = get(features, "row_mean"), sd = get(features, "row_std");
+  const double cv = mean > 0 ? sd / mean : 0;
+  if (variant == "vector") {
+    // TPR lanes share a row, each loading VW (default 2) nonzeros a step. At least two
+    // steps per lane (TPR <= mean / (2 VW)) keeps the lanes idle at a row's end under a
+    // third and amortises the log2(TPR) shuffle steps of the row's sum.
+    const double vw = 2;
+    const long long tpr = pow2_floor(mean / (kLoadsPerLane * vw), 2, 64);
+    out["TPR"] = {tpr, fmt::format("rule: mean row length {:.3g} -> TPR {} (>= {:g} loads of {:g} per lane)", mean, tpr,
+                                   kLoadsPerLane, vw)};
+  } else if (variant == "merge") {
+    // A path item is a nonzero (a gather of x and a multiply-add) or a row end (a store).
+    // Long rows make nearly every item a gather: fewer per thread keep a tile's staging
+    // smaller and more tiles in flight; short rows make half the items cheap.
+    const long long ipt = mean >= kLongMergeRows ? 5 : 7;
+    out["IPT"] = {ipt, fmt::format("rule: mean row length {:.3g} {} {:g} -> IPT {}", mean,
+                                   mean >= kLongMergeRows ? ">=" : "<", kLongMergeRows, ipt)};
+  } else if (variant == "scalar") {
+    // One thread a row: a block holds its slot until its longest row ends, so uneven
+    // rows waste less in blocks of one warp.
+    if (cv > kUnevenCv)
+      out["WG"] = {32, fmt::format("rule: row length cv {:.3g} > {:g} -> WG 32", cv, kUnevenCv)};
+  }
+  return out;
+}
+
 }  // namespace hetbench::tuning

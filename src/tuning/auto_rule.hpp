@@ -2,6 +2,7 @@
 // near: which own variant to take from the problem's features (docs/tuning-db.md).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,5 +27,23 @@ inline constexpr double kShortMean = 12;     // mean row length below: short row
 // on the device in the precision), or nullopt when `available` is empty.
 std::optional<RuleChoice> rule_choice(const std::string& op, const nlohmann::json& features,
                                       const std::vector<std::string>& available);
+
+// The parameter rule of `--variant auto`, for a point the database knows nothing near:
+// values from the problem's features for the parameters the rule has an opinion on
+// (SpMV: vector's TPR from the mean row length, merge's IPT from nnz/rows, scalar's WG
+// from the spread of row lengths; docs/tuning-db.md gives the reasoning and the H200
+// figures). Each value comes with its reason, recorded as the parameter's source; the
+// caller keeps only values in the variant's domain. Empty for ops without such a rule.
+struct RuleParam {
+  long long value = 0;
+  std::string why;  // "rule: mean row length 27 -> TPR 4 (>= 2 loads of VW 2 per lane)"
+};
+std::map<std::string, RuleParam> rule_params(const std::string& op, const std::string& variant,
+                                             const nlohmann::json& features);
+
+// Thresholds of the parameter rule.
+inline constexpr double kLoadsPerLane = 2;  // vector: each lane of a row at least this many VW-wide loads
+inline constexpr double kLongMergeRows = 8;   // merge: mean row length from which IPT 5, not 7
+inline constexpr double kUnevenCv = 0.3;      // scalar: row length cv above which WG 32
 
 }  // namespace hetbench::tuning

@@ -21,7 +21,9 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kApplicationId = 0x48425444;  // "HBTD"
-constexpr int kSchemaVersion = 1;
+// 2 adds the column layout; a file of schema 1 is upgraded when opened for writing, and
+// read as having no layouts when opened for reading.
+constexpr int kSchemaVersion = 2;
 constexpr int kBusyMs = 60000;
 
 const char* kSchema = R"(
@@ -33,14 +35,16 @@ CREATE TABLE entries (
   op TEXT NOT NULL, class TEXT NOT NULL, features TEXT NOT NULL,
   params TEXT NOT NULL, rate REAL NOT NULL, rate_lo REAL NOT NULL, rate_hi REAL NOT NULL, unit TEXT NOT NULL,
   experiment TEXT NOT NULL, point INTEGER NOT NULL, strategy TEXT NOT NULL, evaluations INTEGER NOT NULL,
-  timestamp TEXT NOT NULL,
+  timestamp TEXT NOT NULL, layout TEXT NOT NULL DEFAULT '',
   UNIQUE (backend, dev_name, dev_vendor, dev_driver, dev_version, variant, variant_hash, precision, storage, op, class));
 CREATE INDEX entries_by_variant ON entries (variant, precision, storage);
 )";
 
 const char* kColumns =
     "id, backend, dev_name, dev_vendor, dev_driver, dev_version, dev_arch, variant, variant_hash, precision, storage, "
-    "op, class, features, params, rate, rate_lo, rate_hi, unit, experiment, point, strategy, evaluations, timestamp";
+    "op, class, features, params, rate, rate_lo, rate_hi, unit, experiment, point, strategy, evaluations, timestamp, ";
+// Schema 1 has no layout column: such a file opened for reading selects '' instead.
+const char* kLayoutColumn[] = {"''", "layout"};
 
 // One prepared statement, finalized on scope exit.
 class Stmt {
@@ -160,6 +164,13 @@ TuningEntry row_entry(const Stmt& s, const fs::path& path) {
   e.strategy = s.text(21);
   e.evaluations = static_cast<int>(s.integer(22));
   e.timestamp = s.text(23);
+  if (const auto layout = s.text(24); !layout.empty()) {
+    try {
+      e.layout = layout_ref_from_json(nlohmann::json::parse(layout), fmt::format("entry {}", e.id));
+    } catch (const std::exception& err) {
+      throw Error(fmt::format("tuning database {}: entry {} is damaged: {}", path.string(), e.id, err.what()));
+    }
+  }
   return e;
 }
 
@@ -205,9 +216,18 @@ TuningDb::TuningDb(const fs::path& path, bool create) : path_(path) {
                               pragma(db_, "user_version", path_), kSchemaVersion));
     if (!create) {
       empty_ = app == 0;
+      has_layout_ = pragma(db_, "user_version", path_) >= 2;
       return;
     }
     exec(db_, "PRAGMA journal_mode=WAL", path_);
+    if (app == kApplicationId && pragma(db_, "user_version", path_) < 2) {
+      Transaction t(db_, path_);  // schema 1 -> 2, once: another writer may have done it
+      if (pragma(db_, "user_version", path_) < 2) {
+        exec(db_, "ALTER TABLE entries ADD COLUMN layout TEXT NOT NULL DEFAULT ''", path_);
+        exec(db_, "PRAGMA user_version=2", path_);
+      }
+      t.commit();
+    }
     if (app == 0) {
       // A new file: two processes may both get here; the second finds the schema made.
       Transaction t(db_, path_);
@@ -266,12 +286,14 @@ std::pair<std::int64_t, bool> TuningDb::put(const TuningEntry& in) {
   Stmt s(db_,
          "INSERT INTO entries (backend, dev_name, dev_vendor, dev_driver, dev_version, variant, variant_hash, precision, "
          "storage, op, class, dev_arch, features, params, rate, rate_lo, rate_hi, unit, experiment, point, strategy, "
-         "evaluations, timestamp) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23)",
+         "evaluations, timestamp, layout) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,"
+         "?22,?23,?24)",
          path_);
   bind_key(s);
   s.bind(12, e.device.arch).bind(13, e.problem.features.dump()).bind(14, params.dump()).bind(15, e.rate);
   s.bind(16, e.rate_lo).bind(17, e.rate_hi).bind(18, e.unit).bind(19, e.experiment).bind(20, std::int64_t{e.point});
   s.bind(21, e.strategy).bind(22, std::int64_t{e.evaluations}).bind(23, e.timestamp);
+  s.bind(24, e.layout ? to_json(*e.layout).dump() : std::string());
   s.step();
   const auto id = sqlite3_last_insert_rowid(db_);
   t.commit();
@@ -280,7 +302,10 @@ std::pair<std::int64_t, bool> TuningDb::put(const TuningEntry& in) {
 
 std::vector<TuningEntry> TuningDb::select(const std::string& where, const std::vector<std::string>& args) const {
   if (empty_) return {};
-  Stmt s(db_, fmt::format("SELECT {} FROM entries{}{} ORDER BY id", kColumns, where.empty() ? "" : " WHERE ", where), path_);
+  Stmt s(db_,
+         fmt::format("SELECT {}{} FROM entries{}{} ORDER BY id", kColumns, kLayoutColumn[has_layout_ ? 1 : 0],
+                     where.empty() ? "" : " WHERE ", where),
+         path_);
   for (std::size_t i = 0; i < args.size(); ++i) s.bind(static_cast<int>(i + 1), args[i]);
   std::vector<TuningEntry> out;
   while (s.step()) out.push_back(row_entry(s, path_));

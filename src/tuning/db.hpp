@@ -16,6 +16,7 @@
 #include "hetbench/device.hpp"
 #include "hetbench/precision.hpp"
 #include "hetbench/variant.hpp"
+#include "ops/layout_ref.hpp"
 #include "tuning/problem_class.hpp"
 
 struct sqlite3;
@@ -52,6 +53,10 @@ struct TuningEntry {
   std::string storage;       // storage_key()
   ProblemClass problem;      // classify(); the key uses op and label, lookup the coords
   ParamValues params;        // the best parameters
+  // The best layout, for ops that place records by one (nbody, stencil3d); tuned like a
+  // parameter, so it is no part of the key: the entry of a class holds the layout and
+  // parameters that were fastest together. Empty: the op's default layout, or no layout.
+  std::optional<LayoutRef> layout;
   double rate = 0, rate_lo = 0, rate_hi = 0;  // median and its confidence interval
   std::string unit;          // "GFLOP/s" or "GB/s"
   std::string experiment;    // folder the measurement is in
@@ -135,6 +140,7 @@ class TuningDb final : public TuningLookup {
   std::filesystem::path path_;
   sqlite3* db_ = nullptr;
   bool empty_ = false;  // opened read-only before anything was written: no table yet
+  bool has_layout_ = true;  // false: a schema-1 file opened for reading
 };
 
 }  // namespace hetbench::tuning

@@ -123,6 +123,7 @@ nlohmann::json to_json(const TuningEntry& e) {
           {"class", e.problem.label},
           {"features", e.problem.features},
           {"params", params},
+          {"layout", e.layout ? to_json(*e.layout) : nlohmann::json()},
           {"rate", e.rate},
           {"rate_lo", e.rate_lo},
           {"rate_hi", e.rate_hi},
@@ -159,6 +160,7 @@ TuningEntry entry_from_json(const nlohmann::json& j, const std::string& where) {
     if (!it.value().is_number_integer()) bad(where, "params." + it.key(), "expected an integer");
     e.params[it.key()] = it.value().get<long long>();
   }
+  if (j.contains("layout") && !j["layout"].is_null()) e.layout = layout_ref_from_json(j["layout"], where);
   if (!j.contains("rate")) bad(where, "rate", "missing");
   e.rate = num(j, "rate", where, 0);
   e.rate_lo = num(j, "rate_lo", where, e.rate);
