@@ -71,14 +71,15 @@ std::vector<std::shared_ptr<Device>> devices() {
 }
 
 // A symmetric matrix with a random sign pattern on the diagonal when `indefinite`
-// (CG breaks down on p·Ap <= 0), else the 2-D Poisson matrix with random positive scaling.
+// (CG breaks down on p·Ap <= 0), else the 2-D Poisson matrix with its diagonal scaled by
+// a random factor in [1.5, 3.5): strictly diagonally dominant, so SPD.
 CsrMatrix matrix(std::uint64_t seed, bool indefinite) {
   CsrMatrix a = generate_matrix("gen:poisson2d:n=23", seed);
   for (int64_t i = 0; i < a.rows; ++i)
     for (auto q = a.rowptr[i]; q < a.rowptr[i + 1]; ++q)
       if (a.colidx[q] == i) {
         const double u = random_value(seed, 5, i);
-        a.values[q] *= indefinite && u < -0.3 ? -1.0 : 1.5 + u;
+        a.values[q] *= indefinite && u < -0.3 ? -1.0 : 2.5 + u;
       }
   return a;
 }
