@@ -8,6 +8,7 @@
 #include "hetbench/error.hpp"
 #include "hetbench/op.hpp"
 #include "hetbench/variant.hpp"
+#include "solve/device_scalars.hpp"
 
 #ifdef HETBENCH_HAVE_CUDA
 #include <nvrtc.h>
@@ -155,6 +156,27 @@ TEST(CudaNvrtc, SupportKernelsCompile) {
     src.path = path.string();
     src.text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     EXPECT_EQ(compile(src, {"-I" + path.parent_path().string()}), "") << rel;
+  }
+}
+
+// The solvers' device-scalar kernels (kernels/cuda/solve/device_scalars.cu), built by
+// the CG operator itself rather than by a variant, in both of the solve's precisions.
+TEST(CudaNvrtc, SolverDeviceScalarsCompile) {
+  SourceCapture dev;
+  std::shared_ptr<Variant> axpy;
+  for (const auto& v : all_variants())
+    if (v->backend == BackendKind::Cuda && v->op == "axpy" && v->name == "vec16") axpy = v;
+  ASSERT_TRUE(axpy);
+  for (Precision p : {Precision::S, Precision::D}) {
+    ProgramSource src;
+    try {
+      DeviceScalars ds(dev, p, 1001, *axpy, axpy->defaults());
+      ADD_FAILURE() << "DeviceScalars made without building a program";
+      continue;
+    } catch (const Built& b) {
+      src = b.src;
+    }
+    EXPECT_EQ(compile(src), "") << name(p);
   }
 }
 

@@ -24,6 +24,26 @@ class SolverVector {
   virtual ~SolverVector() = default;
 };
 
+// A scalar kept where the kernels run (a dot product's result), so that a coefficient
+// reaches the next kernel without a trip through the host. Opaque like SolverVector.
+class SolverScalar {
+ public:
+  virtual ~SolverScalar() = default;
+};
+
+// What a watch checks of a scalar s; when the check fails, the implementation's stop flag
+// is set and every later axpy_ratio leaves its output equal to y (the solve is frozen).
+enum class SolverGuard {
+  NotPositive,      // stops when !(s > 0): a breakdown (NaN included)
+  SqrtAtMostBound,  // stops when s is not finite or sqrt(s) <= bound: convergence on s = r·r
+};
+struct SolverWatch {
+  SolverScalar* s = nullptr;
+  SolverGuard guard = SolverGuard::NotPositive;
+  double bound = 0;
+  std::size_t slot = 0;  // s is logged (as a double) at this index of the watch log
+};
+
 // What the solvers' inner loop spends its time in, as the record splits it.
 enum class SolverKernel { SpMV, Dot, Axpy, Precond };
 inline constexpr std::array<SolverKernel, 4> kSolverKernels{SolverKernel::SpMV, SolverKernel::Dot, SolverKernel::Axpy,
@@ -71,6 +91,27 @@ class SolverOps {
   // r = a·x + y, r distinct from x and y (the kernels declare their pointers restrict).
   virtual void axpy(double a, SolverVector& x, SolverVector& y, SolverVector& r) = 0;
 
+  // Device scalars (docs/solvers.md, "Device scalars"): the pipelined CG issues a window
+  // of iterations without waiting and reads their logged scalars back once. The defaults
+  // below keep the scalars on the host: dot_to is deferred until a scalar is used, and
+  // the deferred products are then read back together by dots() (one wait).
+  virtual std::unique_ptr<SolverScalar> scalar();
+  // s = x·y, issued (not waited for).
+  virtual void dot_to(SolverVector& x, SolverVector& y, SolverScalar& s);
+  // r = (sign·(num/den))·x + y with the quotient formed where the kernels run (sign ±1);
+  // r = y once the stop flag is set. r distinct from x and y.
+  virtual void axpy_ratio(double sign, SolverScalar& num, SolverScalar& den, SolverVector& x, SolverVector& y,
+                          SolverVector& r);
+  // Clears the stop flag and makes room for `slots` logged values.
+  virtual void watch_start(std::size_t slots);
+  // Logs each watched scalar and sets the stop flag when its guard fails.
+  virtual void watch(const std::vector<SolverWatch>& w);
+  // Waits, and returns the first n logged values.
+  virtual std::vector<double> watch_read(std::size_t n);
+  // True when the implementation knows without waiting that the stop flag is set (the
+  // host defaults do; a device does not, and computes frozen iterations to the window's end).
+  virtual bool watch_stopped() const { return watch_stopped_; }
+
   // Kernel timing: while on, every kernel call is timed by the device's events (and so
   // waited for); off, calls are only issued, and a whole solve is timed from outside.
   virtual void time_kernels(bool on) = 0;
@@ -80,6 +121,13 @@ class SolverOps {
   virtual void finish() = 0;
   // What implements each kernel ("opencl/spmv/vector WG=128", "cuSPARSE SpMV"), for the record.
   virtual std::vector<std::string> kernels() const = 0;
+
+ protected:
+  // State of the host defaults of the device-scalar operations.
+  void flush_deferred_dots();
+  std::vector<SolverScalar*> deferred_;
+  std::vector<double> watch_log_;
+  bool watch_stopped_ = false;
 };
 
 struct CsrMatrix;

@@ -1,7 +1,10 @@
 #include "hetbench/solver_ops.hpp"
 
+#include <cmath>
 #include <map>
 #include <mutex>
+
+#include "hetbench/error.hpp"
 
 namespace hetbench {
 
@@ -12,6 +15,74 @@ std::map<BackendKind, VendorSolverFactory>& factories() {
   return f;
 }
 }  // namespace
+
+namespace {
+
+// The host defaults' scalar: a value, or a product not yet read back.
+struct HostScalar final : SolverScalar {
+  double value = 0;
+  SolverVector *x = nullptr, *y = nullptr;
+};
+
+HostScalar& host(SolverScalar& s) {
+  auto* h = dynamic_cast<HostScalar*>(&s);
+  if (!h) throw Error("internal: a device scalar handed to the host defaults of SolverOps");
+  return *h;
+}
+
+}  // namespace
+
+std::unique_ptr<SolverScalar> SolverOps::scalar() { return std::make_unique<HostScalar>(); }
+
+void SolverOps::dot_to(SolverVector& x, SolverVector& y, SolverScalar& s) {
+  auto& h = host(s);
+  h.x = &x;
+  h.y = &y;
+  deferred_.push_back(&h);
+}
+
+// The deferred products in one dots() call: one wait (one reduction over the ranks).
+void SolverOps::flush_deferred_dots() {
+  if (deferred_.empty()) return;
+  std::vector<std::pair<SolverVector*, SolverVector*>> pairs;
+  for (auto* s : deferred_) pairs.emplace_back(host(*s).x, host(*s).y);
+  const auto v = dots(pairs);
+  for (std::size_t i = 0; i < deferred_.size(); ++i) host(*deferred_[i]).value = v[i];
+  deferred_.clear();
+}
+
+void SolverOps::axpy_ratio(double sign, SolverScalar& num, SolverScalar& den, SolverVector& x, SolverVector& y,
+                           SolverVector& r) {
+  flush_deferred_dots();
+  if (watch_stopped_)
+    copy(y, r);
+  else
+    axpy(sign * (host(num).value / host(den).value), x, y, r);
+}
+
+void SolverOps::watch_start(std::size_t slots) {
+  flush_deferred_dots();
+  watch_stopped_ = false;
+  watch_log_.assign(slots, 0.0);
+}
+
+void SolverOps::watch(const std::vector<SolverWatch>& w) {
+  flush_deferred_dots();
+  for (const auto& c : w) {
+    const double v = host(*c.s).value;
+    if (c.slot >= watch_log_.size()) throw Error("internal: a watch slot beyond watch_start's");
+    watch_log_[c.slot] = v;
+    const bool stop =
+        c.guard == SolverGuard::NotPositive ? !(v > 0) : (!std::isfinite(v) || std::sqrt(v) <= c.bound);
+    watch_stopped_ = watch_stopped_ || stop;
+  }
+}
+
+std::vector<double> SolverOps::watch_read(std::size_t n) {
+  flush_deferred_dots();
+  if (n > watch_log_.size()) throw Error("internal: more watch values read than watch_start made room for");
+  return {watch_log_.begin(), watch_log_.begin() + static_cast<std::ptrdiff_t>(n)};
+}
 
 void register_vendor_solver_ops(BackendKind backend, VendorSolverFactory make) {
   std::lock_guard lock(mu);

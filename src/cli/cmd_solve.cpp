@@ -30,6 +30,9 @@ Command add_solve(CLI::App& app, const std::string& command_line) {
   sub->add_option("--max-iter", o->s.krylov.max_iter, "iterations (GMRES: inner steps over all restarts)")
       ->capture_default_str();
   sub->add_option("--restart", o->s.krylov.restart, "GMRES(m): the restart length m")->capture_default_str();
+  sub->add_option("--check-every", o->s.krylov.check_every,
+                  "CG: iterations issued between two read-backs of the convergence test")
+      ->capture_default_str();
   sub->add_option("--precond", o->precond, "jacobi or none")->capture_default_str();
   sub->add_option("--spmv-variant", o->s.variants.spmv, "the spmv variant (default: the backend's, docs/solvers.md)");
   sub->add_option("--dot-variant", o->s.variants.dot, "the dot variant");

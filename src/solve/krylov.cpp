@@ -1,5 +1,6 @@
 #include "solve/krylov.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <utility>
@@ -54,42 +55,69 @@ struct Run {
     return stop(StopWhy::Breakdown, fmt::format("{} is {} at iteration {}", what, v, res.iterations));
   }
 
+  // CG with its scalars kept where the kernels run: a window of check_every iterations
+  // is issued without waiting (alpha = r·z / p·Ap and beta = r·z' / r·z are formed by
+  // axpy_ratio from the dot products' device results), each iteration's p·Ap, r·r and
+  // r·z are logged, and a failed test freezes x and r on the device. The host then reads
+  // the window's log once and replays the tests iteration by iteration, so that the
+  // iteration count, the history and x are those of the version that waits every time.
   void cg(SolverVector& b, Vec& x) {
     auto r = ops.vector(), z = ops.vector(), p = ops.vector(), q = ops.vector(), t = ops.vector();
     ops.residual(b, *x, *r);
     if (record(std::sqrt(ops.dot(*r, *r)))) return void(stop(StopWhy::Converged));
     ops.precondition(*r, *z);
     ops.copy(*z, *p);
-    double rz = ops.dot(*r, *z);
-    for (res.iterations = 1; res.iterations <= o.max_iter; ++res.iterations) {
-      ops.apply(*p, *q);
-      const double pq = ops.dot(*p, *q);
-      if (!(pq > 0))
-        return void(stop(StopWhy::Breakdown,
-                         fmt::format("p·Ap = {:.3e} <= 0 at iteration {}: the matrix is not positive definite "
-                                     "(CG needs a symmetric positive definite matrix; try --method bicgstab or gmres)",
-                                     pq, res.iterations)));
-      const double alpha = rz / pq;
-      ops.axpy(alpha, *p, *x, *t);
-      std::swap(x, t);
-      ops.axpy(-alpha, *q, *r, *t);
-      std::swap(r, t);
-      // z before the stopping test, so that r·r and r·z are read back together (one wait
-      // per iteration fewer; the last iteration's z is spare).
-      ops.precondition(*r, *z);
-      const auto d = ops.dots({{r.get(), r.get()}, {r.get(), z.get()}});
-      const double rr = d[0], rz_new = d[1];
-      if (broken(rr, "r·r")) return;
-      if (record(std::sqrt(rr))) return void(stop(StopWhy::Converged));
-      if (!(rz_new > 0))
-        return void(stop(StopWhy::Breakdown, fmt::format("r·M⁻¹r = {:.3e} <= 0 at iteration {}: the preconditioner "
-                                                         "is not positive definite (a negative diagonal entry)",
-                                                         rz_new, res.iterations)));
-      ops.axpy(rz_new / rz, *p, *z, *t);
-      std::swap(p, t);
-      rz = rz_new;
+    auto pq = ops.scalar(), rr = ops.scalar(), rz = ops.scalar(), rz_new = ops.scalar();
+    ops.dot_to(*r, *z, *rz);
+    const long window = o.check_every;
+    const double bound = o.tol * res.b_norm;
+    ops.watch_start(3 * static_cast<std::size_t>(window));
+    for (long first = 1; first <= o.max_iter; first += window) {
+      const long last = std::min(o.max_iter, first + window - 1);
+      long i = first;
+      for (; i <= last && !ops.watch_stopped(); ++i) {
+        const auto row = 3 * static_cast<std::size_t>(i - first);
+        ops.apply(*p, *q);
+        ops.dot_to(*p, *q, *pq);
+        ops.watch({{pq.get(), SolverGuard::NotPositive, 0, row}});
+        ops.axpy_ratio(1, *rz, *pq, *p, *x, *t);
+        std::swap(x, t);
+        ops.axpy_ratio(-1, *rz, *pq, *q, *r, *t);
+        std::swap(r, t);
+        // z before the stopping test, so that r·r and r·z are logged together.
+        ops.precondition(*r, *z);
+        ops.dot_to(*r, *r, *rr);
+        ops.dot_to(*r, *z, *rz_new);
+        ops.watch({{rr.get(), SolverGuard::SqrtAtMostBound, bound, row + 1},
+                   {rz_new.get(), SolverGuard::NotPositive, 0, row + 2}});
+        ops.axpy_ratio(1, *rz_new, *rz, *p, *z, *t);
+        std::swap(p, t);
+        std::swap(rz, rz_new);
+      }
+      res.issued = i - 1;
+      const auto log = ops.watch_read(3 * static_cast<std::size_t>(i - first));
+      for (long k = first; k < i; ++k)
+        if (cg_test(&log[3 * static_cast<std::size_t>(k - first)], k)) return;
     }
     res.iterations = o.max_iter;
+  }
+
+  // Iteration k's tests on its logged p·Ap, r·r and r·M⁻¹r, in the order CG makes them.
+  bool cg_test(const double* v, long k) {
+    res.iterations = k;
+    const double pq = v[0], rr = v[1], rz = v[2];
+    if (!(pq > 0))
+      return stop(StopWhy::Breakdown,
+                  fmt::format("p·Ap = {:.3e} <= 0 at iteration {}: the matrix is not positive definite "
+                              "(CG needs a symmetric positive definite matrix; try --method bicgstab or gmres)",
+                              pq, k));
+    if (broken(rr, "r·r")) return true;
+    if (record(std::sqrt(rr))) return stop(StopWhy::Converged);
+    if (!(rz > 0))
+      return stop(StopWhy::Breakdown, fmt::format("r·M⁻¹r = {:.3e} <= 0 at iteration {}: the preconditioner "
+                                                  "is not positive definite (a negative diagonal entry)",
+                                                  rz, k));
+    return false;
   }
 
   // Right-preconditioned BiCGStab (van der Vorst 1992): the residual it updates is b − A·x.
@@ -230,6 +258,7 @@ struct Run {
 
 KrylovResult krylov_solve(SolverOps& ops, SolverVector& b, SolverVector& x_io, const KrylovOptions& o) {
   if (o.method == KrylovMethod::GMRES && o.restart < 1) throw Error("--restart must be at least 1");
+  if (o.check_every < 1) throw Error(fmt::format("--check-every must be at least 1, not {}", o.check_every));
   if (!(o.tol > 0)) throw Error(fmt::format("--tol must be positive, not {}", o.tol));
   Run run{ops, o, {}};
   run.res.b_norm = std::sqrt(ops.dot(b, b));
@@ -244,6 +273,7 @@ KrylovResult krylov_solve(SolverOps& ops, SolverVector& b, SolverVector& x_io, c
   }
   ops.copy(*x, x_io);
   ops.finish();
+  run.res.issued = std::max(run.res.issued, run.res.iterations);
   if (run.res.why == StopWhy::MaxIter && run.res.detail.empty() && !run.res.history.empty())
     run.res.detail = fmt::format("stopped at --max-iter {}: ||r||/||b|| = {:.3e} > --tol {:.1e}", o.max_iter,
                                  run.res.history.back(), o.tol);

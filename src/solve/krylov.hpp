@@ -18,6 +18,9 @@ struct KrylovOptions {
   double tol = 1e-8;     // stop at ||r|| <= tol * ||b|| (the recursively updated r)
   long max_iter = 1000;  // iterations (GMRES: inner steps, over all restarts)
   int restart = 30;      // GMRES(m)
+  // CG: iterations issued between two read-backs of the convergence test (a device keeps
+  // its scalars and waits once per window; docs/solvers.md "Device scalars").
+  long check_every = 16;
 };
 
 // Why a solve stopped. Breakdown and max-iter are the caller's to report (exit status 2
@@ -31,6 +34,9 @@ struct KrylovResult {
   std::string detail;            // the breakdown in words
   double b_norm = 0;
   std::vector<double> history;   // ||r_k|| / ||b||, k = 0 (initial) .. iterations
+  // Iterations issued to the device (CG: up to check_every − 1 past `iterations`, frozen:
+  // they leave x and r unchanged); equal to `iterations` where every iteration waits.
+  long issued = 0;
 };
 
 // Solves A x = b; x holds the initial guess and receives the solution.

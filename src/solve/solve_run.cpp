@@ -115,6 +115,7 @@ Outcome solve_once(SolverOps& ops, const CsrMatrix& a, const std::vector<double>
     why = kr.why;
     detail = kr.detail;
     iterations = kr.iterations;
+    r["iterations_issued"] = kr.issued;
     x = {ops.download(*xv), {}};
     r["residual_history"] = thinned(kr.history);
     return wall;

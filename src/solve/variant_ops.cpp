@@ -10,6 +10,7 @@
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
 #include "kernel/kernel_variant.hpp"
+#include "solve/device_scalars.hpp"
 
 namespace hetbench {
 
@@ -101,6 +102,10 @@ class VariantOps final : public SolverOps {
     Sizes vs{{"n", static_cast<int64_t>(n_)}};
     check(*dot_.v, vs, dot_.pv);
     check(*axpy_.v, vs, axpy_.pv);
+    // The device keeps the solver's scalars where it can test them in double (the stop
+    // tests compare like the host's); the host device keeps the defaults.
+    if (dev.info().backend != BackendKind::Host && dev.info().fp64)
+      ds_ = std::make_unique<DeviceScalars>(dev, p, n_, *axpy_.v, axpy_.pv);
   }
 
   std::size_t rows() const override { return n_; }
@@ -142,13 +147,7 @@ class VariantOps final : public SolverOps {
     const std::size_t eb = info(p_).bytes;
     while (results_.size() < pairs.size()) results_.push_back(dev_.alloc(eb));
     for (std::size_t i = 0; i < pairs.size(); ++i) {
-      Buffer &x = buf(*pairs[i].first), &y = buf(*pairs[i].second), *res = results_[i].get();
-      auto& pr = prepared(dot_, {&x, &y, res}, [&](Prepared& p) {
-        p.prob.sizes = {{"n", static_cast<int64_t>(n_)}};
-        p.prob.scalars = {{"n", true, static_cast<double>(n_)}};
-        p.bufs = {{"x", &x}, {"y", &y}, {"result", res}};
-      });
-      timed(SolverKernel::Dot, [&] { pr.inst->run(); });
+      run_dot(buf(*pairs[i].first), buf(*pairs[i].second), *results_[i]);
     }
     std::vector<unsigned char> raw(pairs.size() * eb);
     if (pinned_ && raw.size() <= pinned_->bytes()) {
@@ -175,6 +174,25 @@ class VariantOps final : public SolverOps {
     pr.set("alpha_hi", a);
     timed(SolverKernel::Axpy, [&] { pr.inst->run(); });
   }
+
+  std::unique_ptr<SolverScalar> scalar() override { return ds_ ? ds_->scalar() : SolverOps::scalar(); }
+  void dot_to(SolverVector& x, SolverVector& y, SolverScalar& s) override {
+    if (!ds_) return SolverOps::dot_to(x, y, s);
+    run_dot(buf(x), buf(y), ds_->buf(s));
+  }
+  void axpy_ratio(double sign, SolverScalar& num, SolverScalar& den, SolverVector& x, SolverVector& y,
+                  SolverVector& r) override {
+    if (!ds_) return SolverOps::axpy_ratio(sign, num, den, x, y, r);
+    if (&r == &x || &r == &y) throw Error("internal: axpy's output must be a vector of its own");
+    timed(SolverKernel::Axpy, [&] { ds_->axpy_ratio(sign, num, den, buf(x), buf(y), buf(r)); });
+  }
+  void watch_start(std::size_t slots) override { ds_ ? ds_->watch_start(slots) : SolverOps::watch_start(slots); }
+  void watch(const std::vector<SolverWatch>& w) override {
+    if (!ds_) return SolverOps::watch(w);
+    timed(SolverKernel::Dot, [&] { ds_->watch(w); });
+  }
+  std::vector<double> watch_read(std::size_t n) override { return ds_ ? ds_->watch_read(n) : SolverOps::watch_read(n); }
+  bool watch_stopped() const override { return ds_ ? false : SolverOps::watch_stopped(); }
 
   void time_kernels(bool on) override { timing_ = on; }
   const KernelTimes& times() const override { return times_; }
@@ -204,6 +222,18 @@ class VariantOps final : public SolverOps {
   std::map<Key, std::unique_ptr<Prepared>> prepared_;
   bool timing_ = false;
   KernelTimes times_;
+
+  // Null on the host device, whose scalars stay on the host (SolverOps' defaults).
+  std::unique_ptr<DeviceScalars> ds_;
+
+  void run_dot(Buffer& x, Buffer& y, Buffer& res) {
+    auto& pr = prepared(dot_, {&x, &y, &res}, [&](Prepared& p) {
+      p.prob.sizes = {{"n", static_cast<int64_t>(n_)}};
+      p.prob.scalars = {{"n", true, static_cast<double>(n_)}};
+      p.bufs = {{"x", &x}, {"y", &y}, {"result", &res}};
+    });
+    timed(SolverKernel::Dot, [&] { pr.inst->run(); });
+  }
 
   // `want`: NAME, or NAME:K=V,K=V to set parameters (the rest keep their defaults).
   Choice pick(const std::string& op, const std::string& want) {

@@ -1,6 +1,11 @@
 // CSR SpMV in DF and DD (val, x, y double-words in the storage SOA gives; alpha and beta as
-// words) with the accurate mul and add of common/dfdd.h (hb_mad in common/dw16.cuh), so
-// that docs/validation.md's per-row bound holds. Two kernels over one source:
+// words): each product with the accurate multiply of common/dfdd.h (JMP Alg. 12), the row
+// sum (lane loop and shuffle tree) with the sloppy add (JMP Alg. 5, 11 operations against
+// the accurate add's 20: in DD the row sum's additions were most of the kernel's
+// instructions), α and β with the accurate ones. The sloppy add errs by at most
+// u^2(3 + u)/(1 - u)·(|x| + |y|), below the accurate add's 3u^2/(1 - 4u) relative bound,
+// so docs/validation.md's per-row bound holds unchanged (its derivation, "SpMV in DF and
+// DD", says why a bound relative to |x| + |y| suffices). Two kernels over one source:
 //   scalar: one thread per row (portable/spmv/scalar.k);
 //   vector: TPR threads per row (a power of two, 2..64) in a grid-stride loop over blocks of
 //           WG / TPR rows, double-word warp-shuffle sums (two warps through shared memory
@@ -16,6 +21,11 @@ __device__ __forceinline__ hb_dw hb_spmv_ldg(const REAL* __restrict__ p, const u
   const REAL2 v = __ldg(reinterpret_cast<const REAL2*>(p) + i);
   return hb_dw{v.x, v.y};
 #endif
+}
+
+// s + a·b for the row sum.
+__device__ __forceinline__ hb_dw hb_spmv_mad(const hb_dw a, const hb_dw b, const hb_dw s) {
+  return hetbench::add_sloppy(hetbench::mul_accurate(a, b), s);
 }
 
 __device__ __forceinline__ hb_dw hb_spmv_axpby(const hb_dw alpha, const hb_dw s, const hb_dw beta, const hb_dw y0) {
@@ -35,7 +45,7 @@ extern "C" __global__ void __launch_bounds__(WG)
   const int end = row_ptr[r + 1];
   hb_dw s{0, 0};
 #pragma unroll 4
-  for (int j = row_ptr[r]; j < end; ++j) s = hb_mad(hb_load_elem(val, nnz, j), hb_spmv_ldg(x, cols, col[j]), s);
+  for (int j = row_ptr[r]; j < end; ++j) s = hb_spmv_mad(hb_load_elem(val, nnz, j), hb_spmv_ldg(x, cols, col[j]), s);
   hb_store_elem(y, rows, r, hb_spmv_axpby(hb_dw{alpha_hi, alpha_lo}, s, beta, y0));
 }
 
@@ -65,16 +75,16 @@ extern "C" __global__ void __launch_bounds__(WG)
       const int end = row_ptr[r + 1];
 #pragma unroll 2
       for (int j = row_ptr[r] + (int)lane; j < end; j += TPR)
-        s = hb_mad(hb_load_elem(val, nnz, j), hb_spmv_ldg(x, cols, __ldg(col + j)), s);
+        s = hb_spmv_mad(hb_load_elem(val, nnz, j), hb_spmv_ldg(x, cols, __ldg(col + j)), s);
     }
 #pragma unroll
     for (unsigned off = W / 2; off > 0; off >>= 1)
-      s = hetbench::add_accurate(
+      s = hetbench::add_sloppy(
           s, hb_dw{__shfl_down_sync(0xffffffffu, s.hi, off, W), __shfl_down_sync(0xffffffffu, s.lo, off, W)});
 #if TPR == 64
     if ((threadIdx.x & 31u) == 0) warp_sum[threadIdx.x / 32] = s;
     __syncthreads();
-    if (lane == 0) s = hetbench::add_accurate(s, warp_sum[threadIdx.x / 32 + 1]);
+    if (lane == 0) s = hetbench::add_sloppy(s, warp_sum[threadIdx.x / 32 + 1]);
     __syncthreads();  // warp_sum is rewritten by the next row block
 #endif
     if (writer) hb_store_elem(y, rows, r, hb_spmv_axpby(alpha, s, beta, y0));

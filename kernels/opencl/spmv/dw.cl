@@ -1,6 +1,7 @@
 // CSR SpMV in DF and DD (val, x, y double-words in the storage SOA gives; alpha and beta as
-// words) with the accurate mul and add of common/dfdd.h, so that docs/validation.md's
-// per-row bound holds. Two kernels over one source: scalar (one work-item per row, as
+// words): products with the accurate multiply of common/dfdd.h, the row sum with the sloppy
+// add (JMP Alg. 5; as cuda/spmv/dw.cu, whose comment says why docs/validation.md's per-row
+// bound still holds), α and β with the accurate operations. Two kernels over one source: scalar (one work-item per row, as
 // portable/spmv/scalar.k) and vector (TPR work-items per row and a local-memory tree, as
 // vector.cl). As in BLAS, y is not read when beta is 0.
 inline dwt spmv_dw_axpby(const dwt alpha, const dwt s, const dwt beta, global const REAL* restrict y,
@@ -17,7 +18,7 @@ kernel void spmv_dw_scalar(const uint rows, const uint cols, const uint nnz, glo
   if (r >= rows) return;
   const int end = row_ptr[r + 1];
   dwt s = (dwt)((REAL)0, (REAL)0);
-  for (int j = row_ptr[r]; j < end; ++j) s = DW_ADD(s, DW_MUL(dw_load(val, nnz, j), dw_load(x, cols, col[j])));
+  for (int j = row_ptr[r]; j < end; ++j) s = dw_add_sloppy(s, DW_MUL(dw_load(val, nnz, j), dw_load(x, cols, col[j])));
   dw_store(spmv_dw_axpby((dwt)(alpha_hi, alpha_lo), s, (dwt)(beta_hi, beta_lo), y, rows, r), y, rows, r);
 }
 
@@ -39,12 +40,12 @@ kernel void spmv_dw_vector(const uint rows, const uint cols, const uint nnz, glo
     if (r < rows) {
       const int end = row_ptr[r + 1];
       for (int j = row_ptr[r] + (int)lane; j < end; j += TPR)
-        s = DW_ADD(s, DW_MUL(dw_load(val, nnz, j), dw_load(x, cols, col[j])));
+        s = dw_add_sloppy(s, DW_MUL(dw_load(val, nnz, j), dw_load(x, cols, col[j])));
     }
     part[lid] = s;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint off = TPR / 2; off > 0; off >>= 1) {
-      if (lane < off) part[lid] = DW_ADD(part[lid], part[lid + off]);
+      if (lane < off) part[lid] = dw_add_sloppy(part[lid], part[lid + off]);
       barrier(CLK_LOCAL_MEM_FENCE);
     }
     // Only this work-item writes part[lid] again, so no barrier is needed before the next block.
