@@ -104,8 +104,12 @@ auto collective(const MpiWorld& w, F&& f) -> decltype(f()) {
   }
   std::string all;
   const auto errs = w.gather(err);
-  for (std::size_t r = 0; r < errs.size(); ++r)
-    if (!errs[r].empty()) all += fmt::format("{}rank {}: {}", all.empty() ? "" : "; ", r, errs[r]);
+  // Bad input every rank read alike is said once.
+  const bool alike = !errs.empty() && std::all_of(errs.begin(), errs.end(), [&](const auto& e) { return e == errs[0]; });
+  if (alike && errs.size() > 1 && !errs[0].empty()) all = fmt::format("every rank ({}): {}", errs.size(), errs[0]);
+  else
+    for (std::size_t r = 0; r < errs.size(); ++r)
+      if (!errs[r].empty()) all += fmt::format("{}rank {}: {}", all.empty() ? "" : "; ", r, errs[r]);
   all = w.broadcast(all);
   if (!all.empty()) throw AgreedError(all);
   return out;
