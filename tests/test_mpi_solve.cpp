@@ -7,6 +7,8 @@
 // message each, and a stagnating solve stops at --max-iter saying so.
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "io/matrix_market.hpp"
 #include "sparse/generators.hpp"
 #include "test_mpi_util.hpp"
