@@ -19,6 +19,7 @@ namespace hetbench::mpi {
 
 namespace {
 
+#ifdef HETBENCH_HAVE_CUDA
 std::vector<std::string> nccl_candidates() {
   std::vector<std::string> out;
   if (const char* e = std::getenv("HETBENCH_NCCL"); e && *e) return {e};
@@ -47,7 +48,6 @@ void* open_nccl(std::string* path, std::string* why) {
   return nullptr;
 }
 
-#ifdef HETBENCH_HAVE_CUDA
 // NCCL's C API as nccl.h declares it (stable since NCCL 2.0): only what the transport uses.
 struct NcclId {
   char internal[128];
@@ -131,13 +131,6 @@ class NcclHalo final : public HaloExchange {
 #endif
 
 }  // namespace
-
-std::string find_nccl(std::string* why) {
-  std::string path;
-  void* h = open_nccl(&path, why);
-  if (h) dlclose(h);
-  return path;
-}
 
 Transport make_transport(const std::string& want, Device& dev, Halo h, std::size_t own, std::size_t elem) {
   if (want != "auto" && want != "mpi" && want != "nccl")

@@ -26,7 +26,4 @@ struct Transport {
 // rank that cannot).
 Transport make_transport(const std::string& want, Device& dev, Halo h, std::size_t own, std::size_t elem);
 
-// The libnccl this process would load, or why none ("" and the reason).
-std::string find_nccl(std::string* why);
-
 }  // namespace hetbench::mpi
