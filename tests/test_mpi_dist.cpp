@@ -13,7 +13,7 @@ using namespace hetbench::test;
 namespace {
 
 nlohmann::json dist(int np, const std::string& args, int expect = 0) {
-  auto r = run_mpi(np, "dist " + args);
+  auto r = run_mpi(np, "dist " + args + " --json --no-record");
   EXPECT_EQ(r.status, expect) << r.output;
   // The JSON object is one line of rank 0's stdout.
   std::istringstream lines(r.output);

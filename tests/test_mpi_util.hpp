@@ -21,9 +21,12 @@ namespace hetbench::test {
 // show as "<unknown module>" that no suppression can name. AddressSanitizer's other
 // checks stay on in the ranks, and the leak check still covers the same code in the
 // single-process tests. Other builds ignore ASAN_OPTIONS.
+// The host variants' OpenMP threads sleep rather than spin between kernels: ranks that
+// oversubscribe the cores would spin each other out of their time slices, and a distributed
+// solve's many small kernels would each wait a scheduler quantum.
 inline std::string mpirun_prefix(int np) {
-  return "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 " + std::string(HETBENCH_MPIEXEC) +
-         " --allow-run-as-root --oversubscribe --bind-to none"
+  return "OMP_WAIT_POLICY=passive ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 " +
+         std::string(HETBENCH_MPIEXEC) + " -x OMP_WAIT_POLICY --allow-run-as-root --oversubscribe --bind-to none"
          " --mca btl self,vader --mca btl_vader_single_copy_mechanism none -np " + std::to_string(np) + " ";
 }
 

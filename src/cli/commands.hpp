@@ -63,7 +63,7 @@ void require_mpi(const std::string& what);
 // run_experiment, sharded over the ranks when started as one of several (mpirun -np N).
 int sweep_experiment(const Experiment& e, const ResumeOptions* resume = nullptr);
 
-Command add_dist(CLI::App& app);  // cli/cmd_dist.cpp
+Command add_dist(CLI::App& app, const std::string& command_line);  // cli/cmd_dist.cpp
 
 // --isolate / --no-isolate and --point-timeout (docs/isolation.md).
 struct Isolation {

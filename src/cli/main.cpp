@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
                                            hetbench::cli::add_compare(app),
                                            hetbench::cli::add_replay(app, command_line),
                                            hetbench::cli::add_worker(app),
-                                           hetbench::cli::add_report(app), hetbench::cli::add_dist(app),
+                                           hetbench::cli::add_report(app), hetbench::cli::add_dist(app, command_line),
                                            hetbench::cli::add_solve(app, command_line),
 
                                            hetbench::cli::add_store(app)};

@@ -15,6 +15,7 @@
 #include "mpi/dist_ops.hpp"
 #include "mpi/local_kernel.hpp"
 #include "mpi/world.hpp"
+#include "sparse/csr.hpp"
 
 namespace hetbench::mpi {
 
@@ -46,7 +47,7 @@ struct Timing {
       std::sort(v.begin(), v.end());
       return v.empty() ? 0.0 : v[v.size() / 2];
     };
-    return {{"reps", wall.size()}, {"median_s", median(wall)}, {"kernel_median_s", median(kernel)}};
+    return {{"reps", wall.size()}, {"median_s", median(wall)}, {"kernel_median_s", median(kernel)}, {"samples", wall}};
   }
 };
 
@@ -103,12 +104,22 @@ auto collective(const MpiWorld& w, F&& f) -> decltype(f()) {
   }
   std::string all;
   const auto errs = w.gather(err);
-  for (std::size_t r = 0; r < errs.size(); ++r)
-    if (!errs[r].empty()) all += fmt::format("{}rank {}: {}", all.empty() ? "" : "; ", r, errs[r]);
+  // Bad input every rank read alike is said once.
+  const bool alike = !errs.empty() && std::all_of(errs.begin(), errs.end(), [&](const auto& e) { return e == errs[0]; });
+  if (alike && errs.size() > 1 && !errs[0].empty()) all = fmt::format("every rank ({}): {}", errs.size(), errs[0]);
+  else
+    for (std::size_t r = 0; r < errs.size(); ++r)
+      if (!errs[r].empty()) all += fmt::format("{}rank {}: {}", all.empty() ? "" : "; ", r, errs[r]);
   all = w.broadcast(all);
   if (!all.empty()) throw AgreedError(all);
   return out;
 }
+
+// Every rank reads (or generates, with the seed) the whole matrix.
+CsrMatrix read_matrix(const std::string& op, const std::string& token, std::uint64_t seed);
+
+// cg, bicgstab (dist_solve.cpp): rank 0's record, null elsewhere.
+nlohmann::json dist_solve(const MpiWorld& w, const DistOptions& o, Device& dev);
 
 template <class T>
 nlohmann::json dist_spmv(const MpiWorld& w, const DistOptions& o, Device& dev, Timing& t, nlohmann::json& info_out);

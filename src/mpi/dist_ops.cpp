@@ -90,12 +90,29 @@ nlohmann::json dist_axpy(const MpiWorld& w, const DistOptions& o, Device& dev, T
 
 }  // namespace
 
+CsrMatrix read_matrix(const std::string& op, const std::string& token, std::uint64_t seed) {
+  if (token.empty()) throw Error(fmt::format("dist {} needs a matrix: --matrix FILE.mtx or gen:NAME:k=v,...", op));
+  return token.rfind("gen:", 0) == 0 ? generate_matrix(token, seed) : read_matrix_market(token);
+}
+
+bool is_solver(const std::string& op) { return op == "cg" || op == "bicgstab"; }
+
 nlohmann::json run_distributed(const DistOptions& o) {
   MpiWorld w;
   if (o.prec != Precision::S && o.prec != Precision::D)
     throw AgreedError(fmt::format("dist {}: precision {}: only S and D are distributed yet", o.op, name(o.prec)));
   if (o.reps < 1) throw AgreedError(fmt::format("dist {}: --reps {}: at least 1", o.op, o.reps));
   const auto dev = collective(w, [&] { return rank_device(o.device, w.local_rank()); });
+  if (is_solver(o.op)) {
+    auto r = dist_solve(w, o, *dev);
+    if (r.is_null()) return r;
+    r["ranks"] = w.size();
+    r["op"] = "dist_" + o.op;
+    r["precision"] = name(o.prec);
+    r["seed"] = o.seed;
+    if (o.record) r["recorded_in"] = record_distributed(o, r, dev->info());
+    return r;
+  }
   Timing t;
   nlohmann::json extra = nlohmann::json::object(), val;
   auto go = [&]<class T>() {
@@ -116,6 +133,7 @@ nlohmann::json run_distributed(const DistOptions& o) {
                       {"validation", val}, {"timing", t.json()}, {"per_rank", ranks}};
   if (o.op == "spmv") j["matrix"] = o.matrix;
   else j["n"] = o.n;
+  if (o.record) j["recorded_in"] = record_distributed(o, j, dev->info());
   return j;
 }
 

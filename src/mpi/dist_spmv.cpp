@@ -6,6 +6,7 @@
 
 #include "io/matrix_market.hpp"
 #include "mpi/dist_common.hpp"
+#include "mpi/halo.hpp"
 #include "mpi/partition.hpp"
 #include "sparse/generators.hpp"
 #include "util/random.hpp"
@@ -13,36 +14,6 @@
 namespace hetbench::mpi {
 
 namespace {
-
-// The exchange fixed by the column pattern: what each rank sends (offsets into its own
-// block, grouped by destination) and receives (its halo, grouped by source).
-struct Halo {
-  std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
-  std::vector<int> send_index;
-};
-
-Halo plan_halo(const LocalRows& lr, const BlockPartition& cols, int rank) {
-  const int p = cols.p;
-  Halo h;
-  h.recv_counts = lr.halo_counts;
-  h.send_counts.resize(p);
-  MPI_Alltoall(h.recv_counts.data(), 1, MPI_INT, h.send_counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  h.recv_displs.resize(p);
-  h.send_displs.resize(p);
-  std::exclusive_scan(h.recv_counts.begin(), h.recv_counts.end(), h.recv_displs.begin(), 0);
-  std::exclusive_scan(h.send_counts.begin(), h.send_counts.end(), h.send_displs.begin(), 0);
-  // The halo is sorted and blocks are in rank order, so it is already grouped by owner.
-  h.send_index.resize(std::accumulate(h.send_counts.begin(), h.send_counts.end(), 0));
-  MPI_Alltoallv(lr.halo.data(), h.recv_counts.data(), h.recv_displs.data(), MPI_INT, h.send_index.data(),
-                h.send_counts.data(), h.send_displs.data(), MPI_INT, MPI_COMM_WORLD);
-  for (auto& c : h.send_index) c -= static_cast<int>(cols.begin(rank));
-  return h;
-}
-
-CsrMatrix read_matrix(const std::string& token, std::uint64_t seed) {
-  if (token.empty()) throw Error("dist spmv needs a matrix: --matrix FILE.mtx or gen:NAME:k=v,...");
-  return token.rfind("gen:", 0) == 0 ? generate_matrix(token, seed) : read_matrix_market(token);
-}
 
 template <class T>
 std::unique_ptr<Problem> local_problem(const LocalRows& lr, Precision prec, const std::vector<T>& x) {
@@ -68,7 +39,7 @@ std::unique_ptr<Problem> local_problem(const LocalRows& lr, Precision prec, cons
 template <class T>
 nlohmann::json dist_spmv(const MpiWorld& w, const DistOptions& o, Device& dev, Timing& t, nlohmann::json& info_out) {
   // Every rank reads (or generates, with the seed) the whole matrix and keeps its rows.
-  const CsrMatrix a = collective(w, [&] { return read_matrix(o.matrix, o.seed); });
+  const CsrMatrix a = collective(w, [&] { return read_matrix(o.op, o.matrix, o.seed); });
   too_many_ranks(w, o, std::min(a.rows, a.cols), "rows and columns");
   const BlockPartition rows{a.rows, w.size()}, cols{a.cols, w.size()};
   const int r = w.rank();

@@ -19,9 +19,9 @@
 
 namespace hetbench {
 
-namespace {
-
 using clock_type = std::chrono::steady_clock;
+
+namespace {
 
 std::shared_ptr<const CsrMatrix> load(const std::string& token, std::uint64_t seed) {
   if (token.empty()) throw Error("solve needs a matrix: --matrix FILE.mtx or gen:NAME:k=v,...");
@@ -31,6 +31,8 @@ std::shared_ptr<const CsrMatrix> load(const std::string& token, std::uint64_t se
   if (a.rows < 1) throw Error(fmt::format("{}: the matrix has no rows", token));
   return std::make_shared<const CsrMatrix>(std::move(a));
 }
+
+}  // namespace
 
 // CG's theory needs A = Aᵀ; a matrix that is not is refused before any iteration.
 void require_symmetric(const CsrMatrix& a, const std::string& token) {
@@ -67,6 +69,8 @@ nlohmann::json kernel_json(const KernelTimes& t, long iterations) {
   }
   return {{"seconds_per_iteration", sec}, {"calls_per_iteration", calls}, {"sum_per_iteration", t.total() / it}};
 }
+
+namespace {
 
 struct Outcome {
   nlohmann::json record;

@@ -5,6 +5,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "hetbench/precision.hpp"
 #include "solve/krylov.hpp"
@@ -31,5 +34,12 @@ struct SolveSpec {
 // solve stopped at --max-iter (or stagnated) or its true residual exceeds the bound.
 // Bad input and breakdowns throw Error (exit 2) after the record is written.
 int run_solve(const SolveSpec& s);
+
+// What `dist cg|bicgstab` (src/mpi) shares with solve: the symmetry check CG needs (throws
+// Error naming `token` and the entry), the recorded residual history (at most 5000
+// entries) and the per-iteration kernel times.
+void require_symmetric(const CsrMatrix& a, const std::string& token);
+nlohmann::json thinned(const std::vector<double>& history);
+nlohmann::json kernel_json(const KernelTimes& t, long iterations);
 
 }  // namespace hetbench

@@ -80,9 +80,10 @@ struct DeviceCsr {
 
 class VariantOps final : public SolverOps {
  public:
-  VariantOps(Device& dev, std::shared_ptr<const CsrMatrix> a, Precision p, const SolverVariants& v, Preconditioner m)
-      : dev_(dev), p_(p), n_(static_cast<std::size_t>(a->rows)) {
-    if (a->rows != a->cols)
+  VariantOps(Device& dev, std::shared_ptr<const CsrMatrix> a, Precision p, const SolverVariants& v, Preconditioner m,
+             std::size_t halo)
+      : dev_(dev), p_(p), n_(static_cast<std::size_t>(a->rows)), halo_(halo) {
+    if (a->rows + static_cast<int64_t>(halo) != a->cols)
       throw Error(fmt::format("the solvers need a square matrix, not {} x {}", a->rows, a->cols));
     if (p != Precision::S && p != Precision::D)
       throw Error(fmt::format("solve runs its inner loop in S or D, not {} (refinement reaches DF and DD: --refine)",
@@ -113,14 +114,16 @@ class VariantOps final : public SolverOps {
 
   std::unique_ptr<SolverVector> vector() override {
     auto v = std::make_unique<DeviceVector>();
-    v->buf = dev_.alloc(n_ * info(p_).bytes);
+    v->buf = dev_.alloc((n_ + halo_) * info(p_).bytes);
     std::vector<unsigned char> zero(v->buf->bytes(), 0);
     v->buf->upload(zero.data());
     return v;
   }
   void upload(SolverVector& v, const std::vector<double>& h) override {
     if (h.size() != n_) throw Error(fmt::format("internal: a vector of {} values for {} rows", h.size(), n_));
-    buf(v).upload(to_precision(h).data());
+    auto raw = to_precision(h);
+    raw.resize(buf(v).bytes(), 0);  // the halo (distributed operators) stays 0 until exchanged
+    buf(v).upload(raw.data());
   }
   std::vector<double> download(SolverVector& v) override {
     std::vector<unsigned char> raw(buf(v).bytes());
@@ -214,7 +217,7 @@ class VariantOps final : public SolverOps {
 
   Device& dev_;
   Precision p_;
-  std::size_t n_;
+  std::size_t n_, halo_;
   Choice spmv_, dot_, axpy_;
   DeviceCsr a_, m_;
   std::vector<std::unique_ptr<Buffer>> results_;  // one per product of a dots() call
@@ -352,8 +355,10 @@ class VariantOps final : public SolverOps {
 }  // namespace
 
 std::unique_ptr<SolverOps> make_variant_ops(Device& dev, std::shared_ptr<const CsrMatrix> a, Precision p,
-                                            const SolverVariants& v, Preconditioner m) {
-  return std::make_unique<VariantOps>(dev, std::move(a), p, v, m);
+                                            const SolverVariants& v, Preconditioner m, std::size_t halo) {
+  return std::make_unique<VariantOps>(dev, std::move(a), p, v, m, halo);
 }
+
+Buffer& solver_buffer(SolverVector& v) { return buf(v); }
 
 }  // namespace hetbench

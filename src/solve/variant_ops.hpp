@@ -23,8 +23,15 @@ enum class Preconditioner { None, Jacobi };
 
 // Throws Error when the device cannot run the precision or a chosen variant, and (Jacobi)
 // when a diagonal entry is zero or missing, naming the row.
+//
+// halo > 0: `a` is a rank's rows of a distributed matrix, a->cols = a->rows + halo, its
+// columns renumbered to read x as [own block | halo] (src/mpi/partition.hpp). Every
+// vector then has room for the halo after its a->rows elements, which the kernels other
+// than the SpMV never touch; the caller fills it (solver_buffer) before apply().
 std::unique_ptr<SolverOps> make_variant_ops(Device& dev, std::shared_ptr<const CsrMatrix> a, Precision p,
-                                            const SolverVariants& v, Preconditioner m);
+                                            const SolverVariants& v, Preconditioner m, std::size_t halo = 0);
+// The device buffer of a vector of make_variant_ops' operators: rows() elements, then the halo.
+Buffer& solver_buffer(SolverVector& v);
 
 // The Jacobi preconditioner as a diagonal CSR matrix of 1/a_ii (applied by the SpMV
 // kernel); throws Error naming the first row whose diagonal is zero or absent.
