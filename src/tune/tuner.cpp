@@ -312,7 +312,7 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
     if (r.found) {  // the best's own problem: its layout, where the task spans several
       const Pick pick = pick_best(measured, space);
       r.problem = run.sizes[t.points[measured[pick.best].config]->size];
-      r.layout = layout_ref(run.op->name(), r.problem);
+      if (op_has_layouts(*run.op)) r.layout = layout_ref(run.op->name(), r.problem);  // spmv's input is a matrix
     }
     r.prec = head.prec;
     results.push_back(std::move(r));
