@@ -14,6 +14,7 @@
 #include "solve/true_residual.hpp"
 #include "solve/variant_ops.hpp"
 #include "sparse/generators.hpp"
+#include "solve_devices.hpp"
 #include "test_util.hpp"
 #include "util/random.hpp"
 
@@ -41,16 +42,6 @@ CsrMatrix dominant(int64_t n, int k, std::uint64_t seed, bool sym) {
   for (int64_t i = 0; i < n; ++i)
     r.push_back(static_cast<int32_t>(i)), c.push_back(static_cast<int32_t>(i)), v.push_back(rowsum[i] + 1 + (i % 7));
   return csr_from_coo(n, n, r, c, v);
-}
-
-std::vector<std::shared_ptr<Device>> test_devices() {
-  std::vector<std::shared_ptr<Device>> out = resolve_devices("host");
-  try {
-    auto cl = resolve_devices("opencl:0:0");
-    out.insert(out.end(), cl.begin(), cl.end());
-  } catch (const Error&) {
-  }
-  return out;
 }
 
 struct Case {
@@ -92,7 +83,7 @@ TEST(Solve, EveryMethodConvergesOnHostAndOpenCL) {
                              {"spd 1001", spd, KrylovMethod::CG},          {"poisson3d 11", p3, KrylovMethod::BiCGStab},
                              {"nonsym 777", nonsym, KrylovMethod::BiCGStab}, {"poisson2d 29", p2, KrylovMethod::GMRES},
                              {"nonsym 777", nonsym, KrylovMethod::GMRES}};
-  for (const auto& dev : test_devices())
+  for (const auto& dev : test::solve_devices())
     for (const auto& c : cases)
       for (auto p : {Precision::S, Precision::D}) check_solve(*dev, c, p, seed);
 }
@@ -164,7 +155,7 @@ TEST(Solve, RefinementReachesDoubleWordAccuracy) {
     double tol;
     std::shared_ptr<const CsrMatrix> a;
   };
-  for (const auto& dev : test_devices())
+  for (const auto& dev : test::solve_devices())
     for (const R& c : {R{Precision::S, Precision::DF, 1e-13, spd}, R{Precision::D, Precision::DD, 1e-24, p2}}) {
       SCOPED_TRACE(fmt::format("{} inner, {} outer on {}, seed {}", name(c.inner), name(c.outer), dev->id(), seed));
       const auto& a = c.a;

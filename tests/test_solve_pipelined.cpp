@@ -10,6 +10,7 @@
 #include "solve/krylov.hpp"
 #include "solve/variant_ops.hpp"
 #include "sparse/generators.hpp"
+#include "solve_devices.hpp"
 #include "test_util.hpp"
 #include "util/random.hpp"
 
@@ -60,16 +61,6 @@ Solved solve(SolverOps& ops, const std::vector<double>& b, const KrylovOptions& 
   return s;
 }
 
-std::vector<std::shared_ptr<Device>> devices() {
-  std::vector<std::shared_ptr<Device>> out = resolve_devices("host");
-  try {
-    auto cl = resolve_devices("opencl:0:0");
-    out.insert(out.end(), cl.begin(), cl.end());
-  } catch (const Error&) {
-  }
-  return out;
-}
-
 // A symmetric matrix with a random sign pattern on the diagonal when `indefinite`
 // (CG breaks down on p·Ap <= 0), else the 2-D Poisson matrix with its diagonal scaled by
 // a random factor in [1.5, 3.5): strictly diagonally dominant, so SPD.
@@ -100,7 +91,7 @@ TEST(SolvePipelined, CgEqualsTheVersionThatReadsBackEveryCoefficient) {
   const auto indefinite = std::make_shared<const CsrMatrix>(matrix(seed + 1, true));
   std::vector<double> b(static_cast<std::size_t>(spd->rows));
   fill_random(b.data(), b.size(), seed, 3);
-  for (const auto& dev : devices())
+  for (const auto& dev : test::solve_devices())
     for (auto p : {Precision::S, Precision::D})
       for (long window : {1L, 5L, 16L}) {
         SCOPED_TRACE(fmt::format("{} {} check_every {} seed {}", dev->id(), name(p), window, seed));
