@@ -8,6 +8,7 @@
 #include "hetbench/device.hpp"
 #include "hetbench/op_extras.hpp"
 #include "test_util.hpp"
+#include "variant_sweep.hpp"
 
 using namespace hetbench;
 using testing::HasSubstr;
@@ -70,23 +71,16 @@ TEST(BankConflict, ConflictDegreeGroups) {
   EXPECT_THAT(find_op("bank_conflict").device_fit(c, Precision::D, di), HasSubstr("needs 10560 bytes of local memory"));
 }
 
-void expect_error(const std::string& args, const std::string& message) {
-  test::TempDir out;
-  auto r = test::run_hetbench(args + " --out " + out.str());
-  EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
-  EXPECT_THAT(r.output, HasSubstr(message)) << args;
-}
-
 TEST(BankConflict, BadInput) {
-  expect_error("run bank_conflict --size 100@stride=0", "stride = 0 is impossible");
-  expect_error("run bank_conflict --size 100@stride=34", "stride = 34 is impossible: bank_conflict needs 1 <= stride <= 33");
-  expect_error("run bank_conflict --size 100@stride=2,9@tile=256", "stride = 9 is impossible");
-  expect_error("run bank_conflict --size 100@tile=1000", "tile = 1000 is impossible");
-  expect_error("run bank_conflict --size 100@pad=-1", "pad = -1 is impossible");
-  expect_error("run bank_conflict --size 100@strides=2", "malformed bank_conflict size '100@strides=2'");
+  test::expect_bad_input("run bank_conflict --size 100@stride=0", "stride = 0 is impossible");
+  test::expect_bad_input("run bank_conflict --size 100@stride=34", "stride = 34 is impossible: bank_conflict needs 1 <= stride <= 33");
+  test::expect_bad_input("run bank_conflict --size 100@stride=2,9@tile=256", "stride = 9 is impossible");
+  test::expect_bad_input("run bank_conflict --size 100@tile=1000", "tile = 1000 is impossible");
+  test::expect_bad_input("run bank_conflict --size 100@pad=-1", "pad = -1 is impossible");
+  test::expect_bad_input("run bank_conflict --size 100@strides=2", "malformed bank_conflict size '100@strides=2'");
   const std::string dev = pocl_device();
   if (dev.empty()) return;
-  expect_error("run bank_conflict --device " + dev + " --size 100@tile=2^24", "bytes of local memory per work-group, more than the");
+  test::expect_bad_input("run bank_conflict --device " + dev + " --size 100@tile=2^24", "bytes of local memory per work-group, more than the");
 }
 
 }  // namespace

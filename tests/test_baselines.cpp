@@ -59,14 +59,6 @@ class BaselinesTest : public ::testing::Test {
   static inline fs::path root_;
 };
 
-bool have_opencl() {
-  try {
-    return !resolve_devices("opencl:0:0").empty();
-  } catch (const Error&) {
-    return false;
-  }
-}
-
 bool registered(const std::string& id) {
   for (const auto& v : all_variants())
     if (v->id() == id) return true;
@@ -92,7 +84,7 @@ TEST_F(BaselinesTest, ClblastValidatesOnOpencl) {
 #ifndef HETBENCH_HAVE_CLBLAST
   GTEST_SKIP() << "built without CLBlast";
 #else
-  if (!have_opencl()) GTEST_SKIP() << "no OpenCL device";
+  if (!test::have_opencl()) GTEST_SKIP() << "no OpenCL device";
   validates("axpy", "clblast", "opencl:0:0");
   validates("dot", "clblast", "opencl:0:0");
 #endif

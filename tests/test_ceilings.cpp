@@ -31,14 +31,6 @@ fs::path fresh_dir(const std::string& tag) {
   return d;
 }
 
-bool have_opencl() {
-  try {
-    return !resolve_devices("opencl:0:0").empty();
-  } catch (const Error&) {
-    return false;
-  }
-}
-
 class CeilingsTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -80,7 +72,7 @@ TEST_F(CeilingsTest, PeakValidatesOnHost) {
 }
 
 TEST_F(CeilingsTest, PeakValidatesOnPocl) {
-  if (!have_opencl()) GTEST_SKIP() << "no OpenCL device";
+  if (!test::have_opencl()) GTEST_SKIP() << "no OpenCL device";
   auto r = spec("peak", "opencl:0:0", {"1,7,1000,4097"}, {{"EPT", "1,2,4,8,16"}, {"WG", "64"}});
   r.variants = {"opencl/peak/fma"};
   expect_all_ok(test::run_points(r), 40);
@@ -136,13 +128,13 @@ TEST_F(CeilingsTest, CeilingsCommandWritesFileAndRecordsGetPct) {
   // One child process measures both devices first, before this process runs anything
   // that could compete with it for the cores. --quick: defaults only, so that the test
   // stays short; 2^22 leaves the host's caches.
-  const std::string devs = have_opencl() ? "host,opencl:0:0" : "host";
+  const std::string devs = test::have_opencl() ? "host,opencl:0:0" : "host";
   const std::string cmd = fmt::format(
       "exec {} ceilings {} --size 2^22 --peak-size 2^15 --reps 5 --warmup 1 --quick --out {} >{} 2>&1",
       HETBENCH_BINARY, devs, (out_ / "ceil").string(), (out_ / "ceil.log").string());
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   for (const std::string dev : {std::string("host"), std::string("opencl:0:0")}) {
-    if (dev != "host" && !have_opencl()) continue;
+    if (dev != "host" && !test::have_opencl()) continue;
     auto d = resolve_devices(dev).at(0);
     auto c = load_ceilings(d->info());
     ASSERT_TRUE(c.has_value()) << dev;

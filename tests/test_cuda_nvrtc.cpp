@@ -84,7 +84,7 @@ std::vector<Sizes> problems(const Op& op, Precision p) {
 // The defaults, and for register caps (peak reg_pressure: MINB, MAXREG) and SpMV's threads
 // per row (TPR: 64 takes a shared-memory path) each alone at its largest value, so that
 // those builds compile too.
-std::vector<ParamValues> param_sets(const Variant& v) {
+std::vector<ParamValues> nvrtc_param_sets(const Variant& v) {
   std::vector<ParamValues> out{v.defaults()};
   for (const char* cap : {"MINB", "MAXREG", "TPR"})
     if (const ParamDef* d = v.param(cap)) {
@@ -124,7 +124,7 @@ TEST(CudaNvrtc, EveryKernelCompiles) {
     const Op& op = find_op(v->op);
     for (Precision p : v->precisions)
       for (const auto& s : problems(op, p))
-        for (const ParamValues& pv : param_sets(*v)) {
+        for (const ParamValues& pv : nvrtc_param_sets(*v)) {
           if (!v->violated_constraint(dev, s, p, pv).empty()) continue;
           auto prob = op.make_problem(s, p, 1);
           ProgramSource src;

@@ -87,7 +87,7 @@ stats measure(op o, set s, size_t n, double bound, double k_eta) {
         if (std::isnan(e.mixed)) e.mixed = INFINITY;
         if (e.rel_u2 > st.max_rel || (st.worst.empty() && e.rel_u2 > 0)) {
           st.max_rel = std::max(st.max_rel, e.rel_u2);
-          st.worst = describe(in);
+          st.worst = describe_inputs(in);
         }
         st.max_mixed = std::max(st.max_mixed, e.mixed);
       }

@@ -155,7 +155,7 @@ void compare_ops(cl_session& s, cl_program prog, int n) {
   for (size_t i = 0; i < host.size(); ++i) {
     if (same_bits(host[i], dev[i])) continue;
     if (bad[i % n_out]++ == 0 && first.empty())
-      first = "op " + std::to_string(i % n_out) + " at " + describe(in3<T>{a[i / n_out], b[i / n_out], c[i / n_out]});
+      first = "op " + std::to_string(i % n_out) + " at " + describe_inputs(in3<T>{a[i / n_out], b[i / n_out], c[i / n_out]});
   }
   const char* names[n_out] = {"add_accurate", "add_sloppy",   "mul_accurate", "mul_sloppy",
                               "mul_word",     "mad_accurate", "mad_sloppy",   "two_sum"};

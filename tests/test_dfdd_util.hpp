@@ -202,7 +202,7 @@ in3<T> draw(rng_t& g, op o, set s) {
 }
 
 template <class T>
-std::string describe(const in3<T>& in) {
+std::string describe_inputs(const in3<T>& in) {
   char buf[256];
   std::snprintf(buf, sizeof buf, "a=(%a,%a) b=(%a,%a) c=(%a,%a)", double(in.a.hi), double(in.a.lo), double(in.b.hi),
                 double(in.b.lo), double(in.c.hi), double(in.c.lo));

@@ -34,7 +34,7 @@ std::vector<Precision> dw_precisions(const Variant& v) {
 }
 
 // The defaults, then the smallest and largest value of each parameter, one at a time.
-std::vector<std::map<std::string, std::string>> param_sets(const Variant& v) {
+std::vector<std::map<std::string, std::string>> dw_param_sets(const Variant& v) {
   std::vector<std::map<std::string, std::string>> out{{}};
   for (const auto& p : v.params)
     for (auto x : std::set<long long>{p.values.front(), p.values.back()})
@@ -58,7 +58,7 @@ TEST_P(DwVariants, ValidateInBothStorages) {
     if (v->backend == BackendKind::Cuda || !has_dw(*v)) continue;  // CUDA: tests/test_cuda_backend.cpp
     for (const auto& dev : all_devices()) {
       if (dev->kernel_language() != v->backend) continue;
-      for (const auto& ps : param_sets(*v)) {
+      for (const auto& ps : dw_param_sets(*v)) {
         for (const std::string storage : {"aos", "soa"}) {
           RunSpec spec;
           spec.op = op;

@@ -30,7 +30,7 @@ std::vector<std::string> sizes_all_layouts() {
 
 // The defaults, plus one more parameter set where a kernel has tiles: non-square, with
 // one element per work-item in one direction, so that other index paths run too.
-std::vector<std::map<std::string, std::string>> param_sets(const Variant& v) {
+std::vector<std::map<std::string, std::string>> gemm_param_sets(const Variant& v) {
   std::vector<std::map<std::string, std::string>> out{{}};
   if (v.name == "tiled") out.push_back({{"BM", "32"}, {"BN", "16"}, {"BK", "8"}, {"TM", "2"}, {"TN", "1"}});
   if (v.name == "naive" && v.backend == BackendKind::OpenCL) out.push_back({{"WX", "8"}, {"WY", "4"}});
@@ -51,7 +51,7 @@ TEST(Gemm, EveryVariantValidatesInEveryLayout) {
       continue;  // DF/DD only: tests/test_gemm_dw.cpp
     for (const auto& dev : all_devices()) {
       if (dev->kernel_language() != v->backend) continue;
-      for (const auto& ps : param_sets(*v)) {
+      for (const auto& ps : gemm_param_sets(*v)) {
         RunSpec spec;
         spec.op = "gemm";
         spec.variants = {v->name};

@@ -35,7 +35,7 @@ std::vector<std::string> sizes_all_layouts(const std::string& storage) {
 // The defaults (Mukunoki & Imamura: 48x48x16 tiles, 3x3 per work-item, sloppy multiply and add),
 // then the accurate operations, each alone, on tiles with one column per work-item and
 // more work-items than elements of a k-tile.
-std::vector<std::map<std::string, std::string>> param_sets(const Variant& v) {
+std::vector<std::map<std::string, std::string>> gemm_dw_param_sets(const Variant& v) {
   std::vector<std::map<std::string, std::string>> out{{}};
   if (v.name == "dw_tiled") {
     out.push_back({{"BM", "32"}, {"BN", "16"}, {"BK", "4"}, {"TM", "2"}, {"TN", "1"}, {"MUL", "1"}, {"ADD", "1"}});
@@ -53,7 +53,7 @@ TEST(GemmDw, EveryVariantValidatesInEveryStorageAndLayout) {
     if (v->name.rfind("ozaki", 0) == 0) continue;  // DF only, with their own bound: tests/test_gemm_ozaki.cpp
     for (const auto& dev : all_devices()) {
       if (dev->kernel_language() != v->backend) continue;
-      for (const auto& ps : param_sets(*v)) {
+      for (const auto& ps : gemm_dw_param_sets(*v)) {
         for (const std::string storage : {"aos", "soa", "d64"}) {
           RunSpec spec;
           spec.op = "gemm";

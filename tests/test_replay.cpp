@@ -18,7 +18,7 @@ using testing::Not;
 
 namespace {
 
-std::filesystem::path only_experiment(const std::filesystem::path& root) {
+std::filesystem::path sole_experiment_in(const std::filesystem::path& root) {
   std::vector<std::filesystem::path> found;
   for (const auto& e : std::filesystem::directory_iterator(root))
     if (std::filesystem::exists(e.path() / "experiment.json")) found.push_back(e.path());
@@ -68,7 +68,7 @@ std::filesystem::path record(const test::TempDir& tmp, std::uint64_t seed, const
   test::write_text(path, spec.dump());
   const auto r = test::run_hetbench("sweep " + path.string() + " --no-db --out " + (tmp.path() / "rec").string());
   EXPECT_EQ(r.status, 0) << r.output;
-  return only_experiment(tmp.path() / "rec");
+  return sole_experiment_in(tmp.path() / "rec");
 }
 
 }  // namespace
@@ -92,7 +92,7 @@ TEST(Replay, ReproducesEveryPointAndJudgesIt) {
       test::run_hetbench("replay " + rec_dir.string() + " --out " + (tmp.path() / "again").string() + " --format json");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("the context is the one recorded"));
-  const auto rep = read_experiment(only_experiment(tmp.path() / "again"));
+  const auto rep = read_experiment(sole_experiment_in(tmp.path() / "again"));
   ASSERT_EQ(rep.points.size(), rec.points.size());
   EXPECT_EQ(rep.experiment["spec"]["replay_of"]["experiment"],
             std::filesystem::absolute(rec_dir).lexically_normal().string());
@@ -119,7 +119,7 @@ TEST(Replay, ReproducesEveryPointAndJudgesIt) {
   // One point only.
   r = test::run_hetbench("replay " + rec_dir.string() + " --point 3 --out " + (tmp.path() / "one").string());
   ASSERT_EQ(r.status, 0) << r.output;
-  const auto one = read_experiment(only_experiment(tmp.path() / "one"));
+  const auto one = read_experiment(sole_experiment_in(tmp.path() / "one"));
   ASSERT_EQ(one.points.size(), 1u);
   EXPECT_EQ(one.points[0]["variant_id"], rec.points[3]["variant_id"]);
   EXPECT_EQ(one.points[0]["sizes"], rec.points[3]["sizes"]);
@@ -133,7 +133,7 @@ TEST(Replay, StatesContextDifferencesAndStrictRefuses) {
   auto r = test::run_hetbench("run dot --device host,opencl:0:0 --variant loop,local --size 2048 --seed " +
                               std::to_string(seed) + kQuick + " --no-db --out " + out);
   ASSERT_EQ(r.status, 0) << r.output;
-  const auto dir = only_experiment(out);
+  const auto dir = sole_experiment_in(out);
   // Hand edits: another commit and compiler, another driver, another kernel source.
   auto e = read_json_file((dir / "experiment.json").string());
   e["git_commit"] = "0123456789ab";
@@ -168,7 +168,7 @@ TEST(Replay, RefusesWhatCannotBeReplayedExactly) {
   auto r =
       test::run_hetbench("run spmv --device host --variant loop --matrix " + mtx + kQuick + " --no-db --out " + out);
   ASSERT_EQ(r.status, 0) << r.output;
-  const auto dir = only_experiment(out).string();
+  const auto dir = sole_experiment_in(out).string();
 
   r = test::run_hetbench("replay " + dir + " --point 7");
   EXPECT_EQ(r.status, 2) << r.output;
@@ -201,7 +201,7 @@ TEST(Replay, StoredExperimentsAndStorageSuffixes) {
   auto r = test::run_hetbench("run spmv --device host --variant loop --matrix " + mtx + "@soa" + kQuick +
                               " --no-db --out " + out);
   ASSERT_EQ(r.status, 0) << r.output;
-  const auto dir = only_experiment(out).string();
+  const auto dir = sole_experiment_in(out).string();
   r = test::run_hetbench("replay " + dir + " --out " + (tmp.path() / "again").string());
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("the context is the one recorded"));
@@ -211,7 +211,7 @@ TEST(Replay, StoredExperimentsAndStorageSuffixes) {
   ASSERT_EQ(r.status, 0) << r.output;
   r = test::run_hetbench("replay store:1 --store " + store + " --out " + (tmp.path() / "stored").string());
   ASSERT_EQ(r.status, 0) << r.output;
-  const auto rep = read_experiment(only_experiment(tmp.path() / "stored"));
+  const auto rep = read_experiment(sole_experiment_in(tmp.path() / "stored"));
   const auto& of = rep.experiment["spec"]["replay_of"];
   EXPECT_EQ(of["experiment"], "store:1");
   EXPECT_EQ(of["stored"]["id"], 1);

@@ -26,11 +26,6 @@ std::vector<std::string> lines(const std::filesystem::path& p) {
   return out;
 }
 
-nlohmann::json read_json(const std::filesystem::path& p) {
-  std::ifstream f(p);
-  return nlohmann::json::parse(f);
-}
-
 // Waits until results.jsonl under root has at least `n` lines.
 std::filesystem::path wait_for_points(const std::filesystem::path& root, std::size_t n) {
   for (int i = 0; i < 1200; ++i) {

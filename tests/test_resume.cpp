@@ -25,20 +25,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-nlohmann::json read_json(const fs::path& p) { return hetbench::read_json_file(p.string()); }
-
 // Host points only, so that every point is ok on any machine: 2 variants x 2 precisions x
 // 4 sizes of dot, and axpy at 3 sizes.
 const char* kSpec = R"({"name": "killme", "reps": 3, "warmup": 0, "devices": "host", "variants": ["loop", "omp"],
   "runs": [{"op": "dot", "precisions": ["S", "D"], "sizes": ["1000", "30000", "100000", "300000"]},
            {"op": "axpy", "precisions": ["D"], "sizes": ["2000", "50000", "200000"]}]})";
-
-fs::path experiment_in(const fs::path& root) {
-  if (!fs::exists(root)) return {};
-  for (const auto& e : fs::directory_iterator(root))
-    if (fs::exists(e.path() / "experiment.json")) return e.path();
-  return {};
-}
 
 // Starts hetbench in a process group of its own, so that the whole tree can be killed.
 pid_t spawn_group(const std::string& args, const std::string& env) {

@@ -22,7 +22,7 @@ using namespace hetbench::test;
 
 namespace {
 
-const std::vector<std::string> kMatrices{
+const std::vector<std::string> kDwMatrices{
     "gen:dense_row:n=1",                     // 1x1
     "gen:random:n=300,per_row=6,empty=0.4",  // empty rows, including runs of them
     "gen:dense_row:n=5000,row=7",            // one row of 5000 > any work-group
@@ -60,7 +60,7 @@ bool has_dw(const Variant& v) {
 
 TEST(SpmvDw, EveryHostAndOpenclVariantValidatesInBothStorages) {
   TempDir dir;
-  std::vector<std::string> inputs = kMatrices;
+  std::vector<std::string> inputs = kDwMatrices;
   inputs.push_back(wide_range_matrix(dir.path(), fresh_seed()));
   std::set<std::string> ran;
   int checked = 0;

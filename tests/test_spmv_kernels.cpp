@@ -33,7 +33,7 @@ const std::vector<std::string> kMatrices{
 // The defaults, every parameter at the least and at the greatest value of its domain with the
 // others at their defaults, and all parameters at their least and at their greatest together
 // (so that, say, TPR = max_wg meets a work-group that large).
-std::vector<ParamValues> param_sets(const Variant& v) {
+std::vector<ParamValues> spmv_param_sets(const Variant& v) {
   std::vector<ParamValues> out{v.defaults()};
   ParamValues lo = v.defaults(), hi = v.defaults();
   for (const auto& p : v.params) {
@@ -61,7 +61,7 @@ TEST(SpmvKernels, EveryOpenclVariantValidatesOnAwkwardMatrices) {
     if (v->precisions.front() == Precision::DF) continue;  // DF/DD variants: tests/test_spmv_dw.cpp
     for (const auto& dev : all_devices()) {
       if (dev->kernel_language() != BackendKind::OpenCL) continue;
-      for (const auto& ps : param_sets(*v)) {
+      for (const auto& ps : spmv_param_sets(*v)) {
         RunSpec spec;
         spec.op = "spmv";
         spec.variants = {v->id()};

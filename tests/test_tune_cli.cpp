@@ -25,15 +25,6 @@ const std::string kTune =
     "tune dot --device host --variant omp --size 1000000 --precision S,D --reps 5 --warmup 1 --strategy random "
     "--budget 60% --seed 77";
 
-nlohmann::json read_json(const std::filesystem::path& p) { return hetbench::read_json_file(p.string()); }
-
-std::filesystem::path experiment_in(const std::filesystem::path& root) {
-  if (!std::filesystem::exists(root)) return {};
-  for (const auto& e : std::filesystem::directory_iterator(root))
-    if (std::filesystem::exists(e.path() / "experiment.json")) return e.path();
-  return {};
-}
-
 // Per task, the configurations in evaluation order.
 std::map<int, std::vector<std::string>> evaluations(const std::vector<nlohmann::json>& recs) {
   std::map<int, std::vector<std::string>> out;

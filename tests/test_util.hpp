@@ -19,6 +19,9 @@
 
 #include "engine/results.hpp"
 #include "engine/runner.hpp"
+#include "hetbench/device.hpp"
+#include "hetbench/error.hpp"
+#include "util/json_file.hpp"
 #include "util/random.hpp"
 
 namespace hetbench::test {
@@ -83,6 +86,26 @@ inline pid_t spawn_hetbench(const std::string& args) {
 inline std::string source_dir() { return HETBENCH_SOURCE_DIR; }
 
 inline void write_text(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+// An experiment's JSON file (experiment.json, a tuning record), parsed.
+inline nlohmann::json read_json(const std::filesystem::path& p) { return read_json_file(p.string()); }
+
+// Whether this machine has the OpenCL device the tests use (PoCL's opencl:0:0 on CI).
+inline bool have_opencl() {
+  try {
+    return !resolve_devices("opencl:0:0").empty();
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+// The first folder below `root` with an experiment.json; empty if none (yet).
+inline std::filesystem::path experiment_in(const std::filesystem::path& root) {
+  if (!std::filesystem::exists(root)) return {};
+  for (const auto& e : std::filesystem::directory_iterator(root))
+    if (std::filesystem::exists(e.path() / "experiment.json")) return e.path();
+  return {};
+}
 
 // The only experiment folder below `root`.
 inline std::filesystem::path only_experiment(const std::filesystem::path& root) {

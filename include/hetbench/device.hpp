@@ -56,9 +56,12 @@ class Buffer {
   std::size_t bytes() const { return bytes_; }
   virtual void upload(const void* src) = 0;
   virtual void download(void* dst) = 0;
+  // Every byte `byte`, queued on the device like a kernel (no host buffer, no transfer:
+  // zeroing a solver's vectors by upload cost more than its first hundred iterations).
+  virtual void fill(unsigned char byte) = 0;
   // Every byte 0xFF: NaN for floating point, -1 for integers; a kernel that leaves an
   // element unwritten is caught by validation.
-  virtual void poison() = 0;
+  void poison() { fill(0xFF); }
   virtual void copy_from(Buffer& src) = 0;
   // What a kernel or library call is given for this buffer: the cl_mem on OpenCL, the
   // device pointer on CUDA, the data pointer on the host.

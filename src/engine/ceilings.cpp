@@ -168,7 +168,7 @@ class CeilingObserver final : public PointObserver {
   }
 };
 
-const bool registered = [] {
+const bool registered_ceilings = [] {
   register_observer(std::make_shared<CeilingObserver>());
   return true;
 }();

@@ -15,7 +15,7 @@ namespace hetbench {
 
 namespace {
 
-const Op* registered(const std::string& name) {
+const Op* registered_op(const std::string& name) {
   for (const Op* op : all_ops())
     if (op->name() == name) return op;
   return nullptr;
@@ -74,7 +74,7 @@ const std::vector<ReportMeasurement>& report_measurements() {
 }
 
 std::string not_measurable(const ReportMeasurement& m, const Device& d) {
-  const Op* op = registered(m.op);
+  const Op* op = registered_op(m.op);
   if (!op) return fmt::format("op {} not in this build", m.op);
   bool any = false;
   for (const auto& v : variants_for(m.op)) any |= v->backend == d.kernel_language();

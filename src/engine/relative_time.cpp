@@ -44,7 +44,7 @@ class RelativeTimeObserver final : public PointObserver {
   std::map<std::string, double> base_;  // the baseline's median seconds by device, variant, precision, group
 };
 
-const bool registered = [] {
+const bool registered_relative_time = [] {
   register_observer(std::make_shared<RelativeTimeObserver>());
   return true;
 }();

@@ -130,7 +130,7 @@ std::unique_ptr<Instance> KernelVariant::prepare(Device& dev, const Problem& pro
     }
     std::size_t elem = s.is_int ? 4 : info(prob.prec).bytes;
     inst->scratch.push_back(dev.alloc(static_cast<std::size_t>(std::max(1LL, count)) * elem));
-    if (s.zero) inst->scratch.back()->upload(std::vector<unsigned char>(inst->scratch.back()->bytes(), 0).data());
+    if (s.zero) inst->scratch.back()->fill(0);
     scratch_bufs[s.name] = inst->scratch.back().get();
   }
 

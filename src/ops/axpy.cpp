@@ -109,7 +109,7 @@ class AxpyOp final : public Op {
   }
 };
 
-OpRegistrar<AxpyOp> reg;
+OpRegistrar<AxpyOp> registered_axpy;
 
 }  // namespace
 }  // namespace hetbench

@@ -136,7 +136,7 @@ class BankConflictOp final : public Op {
   static long long logical_words(const Sizes& s) { return tile_rows(s) * kWarp; }
 };
 
-OpRegistrar<BankConflictOp> reg;
+OpRegistrar<BankConflictOp> registered_bank_conflict;
 
 OpExtrasRegistrar extras(
     "bank_conflict",

@@ -41,7 +41,7 @@ class CopyOp final : public Op {
   }
 };
 
-OpRegistrar<CopyOp> reg;
+OpRegistrar<CopyOp> registered_copy;
 
 }  // namespace
 }  // namespace hetbench

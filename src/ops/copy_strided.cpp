@@ -96,7 +96,7 @@ class CopyStridedOp final : public Op {
   }
 };
 
-OpRegistrar<CopyStridedOp> reg;
+OpRegistrar<CopyStridedOp> registered_copy_strided;
 
 }  // namespace
 }  // namespace hetbench

@@ -129,7 +129,7 @@ class DotOp final : public Op {
   }
 };
 
-OpRegistrar<DotOp> reg;
+OpRegistrar<DotOp> registered_dot;
 
 }  // namespace
 }  // namespace hetbench

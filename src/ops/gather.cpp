@@ -132,7 +132,7 @@ class GatherOp final : public Op {
   }
 };
 
-OpRegistrar<GatherOp> reg;
+OpRegistrar<GatherOp> registered_gather;
 
 }  // namespace
 }  // namespace hetbench

@@ -271,7 +271,7 @@ class GemmOp final : public Op {
   }
 };
 
-OpRegistrar<GemmOp> reg;
+OpRegistrar<GemmOp> registered_gemm;
 
 }  // namespace
 }  // namespace hetbench

@@ -169,7 +169,7 @@ class MriqOp final : public Op {
   }
 };
 
-OpRegistrar<MriqOp> reg;
+OpRegistrar<MriqOp> registered_mriq;
 
 }  // namespace
 }  // namespace hetbench

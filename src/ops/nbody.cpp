@@ -121,7 +121,7 @@ class NbodyOp final : public Op {
   }
 };
 
-OpRegistrar<NbodyOp> reg;
+OpRegistrar<NbodyOp> registered_nbody;
 
 }  // namespace
 }  // namespace hetbench

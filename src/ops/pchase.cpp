@@ -117,7 +117,7 @@ class PchaseOp final : public Op {
   }
 };
 
-OpRegistrar<PchaseOp> reg;
+OpRegistrar<PchaseOp> registered_pchase;
 
 }  // namespace
 }  // namespace hetbench

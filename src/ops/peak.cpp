@@ -97,7 +97,7 @@ class PeakOp final : public Op {
   }
 };
 
-OpRegistrar<PeakOp> reg;
+OpRegistrar<PeakOp> registered_peak;
 
 // reg_pressure builds (parameters MINB, MAXREG: a register cap) are timed against the
 // unbounded build (both 0) of the same chains: the slowdown that spilling costs.

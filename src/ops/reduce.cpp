@@ -71,7 +71,7 @@ class ReduceOp final : public Op {
   }
 };
 
-OpRegistrar<ReduceOp> reg;
+OpRegistrar<ReduceOp> registered_reduce;
 
 }  // namespace
 }  // namespace hetbench

@@ -119,7 +119,7 @@ class ScanOp final : public Op {
   }
 };
 
-OpRegistrar<ScanOp> reg;
+OpRegistrar<ScanOp> registered_scan;
 
 }  // namespace
 }  // namespace hetbench

@@ -151,7 +151,7 @@ class SeismicOp final : public Op {
   }
 };
 
-OpRegistrar<SeismicOp> reg;
+OpRegistrar<SeismicOp> registered_seismic;
 
 }  // namespace
 }  // namespace hetbench

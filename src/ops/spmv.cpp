@@ -220,7 +220,7 @@ class SpmvOp final : public Op {
   }
 };
 
-OpRegistrar<SpmvOp> reg;
+OpRegistrar<SpmvOp> registered_spmv;
 
 }  // namespace
 }  // namespace hetbench

@@ -173,7 +173,7 @@ class SradOp final : public Op {
   }
 };
 
-OpRegistrar<SradOp> reg;
+OpRegistrar<SradOp> registered_srad;
 
 }  // namespace
 }  // namespace hetbench

@@ -119,7 +119,7 @@ class Stencil3dOp final : public Op {
   }
 };
 
-OpRegistrar<Stencil3dOp> reg;
+OpRegistrar<Stencil3dOp> registered_stencil3d;
 
 }  // namespace
 }  // namespace hetbench

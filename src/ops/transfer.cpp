@@ -120,7 +120,7 @@ class TransferOp final : public Op {
   }
 };
 
-OpRegistrar<TransferOp> reg;
+OpRegistrar<TransferOp> registered_transfer;
 
 }  // namespace
 }  // namespace hetbench

@@ -18,10 +18,6 @@ struct DeviceScalar final : SolverScalar {
   std::unique_ptr<Buffer> buf;
 };
 
-void upload_zero(Buffer& b) {
-  std::vector<unsigned char> zero(b.bytes(), 0);
-  b.upload(zero.data());
-}
 
 }  // namespace
 
@@ -54,13 +50,13 @@ DeviceScalars::DeviceScalars(Device& dev, Precision p, std::size_t n, const Vari
   axpy_global_ = {static_cast<std::size_t>(groups * wg)};
   axpy_local_ = {static_cast<std::size_t>(wg)};
   stop_ = dev.alloc(4);
-  upload_zero(*stop_);
+  stop_->fill(0);
 }
 
 std::unique_ptr<SolverScalar> DeviceScalars::scalar() {
   auto s = std::make_unique<DeviceScalar>();
   s->buf = dev_.alloc(info(p_).bytes);
-  upload_zero(*s->buf);
+  s->buf->fill(0);
   return s;
 }
 
@@ -93,7 +89,7 @@ void DeviceScalars::watch_start(std::size_t slots) {
       // Read back through Buffer::download instead.
     }
   }
-  upload_zero(*stop_);
+  stop_->fill(0);
 }
 
 void DeviceScalars::watch(const std::vector<SolverWatch>& w) {

@@ -31,7 +31,7 @@ void alloc_temp(CubScanCall& c, Call&& call) {
   c.temp = c.dev->alloc(c.temp_bytes);
 }
 
-const bool registered = [] {
+const bool registered_cub_scan_variants = [] {
   auto scan = [](CubScanCall& c, void* temp) {
     return cub_scan(c.prob->prec, c.exclusive(), temp, c.temp_bytes, c.ptr("x"), c.ptr("y"), c.n(), c.dev->stream());
   };

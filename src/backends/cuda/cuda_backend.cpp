@@ -289,10 +289,10 @@ void CudaBuffer::download(void* dst) {
   HB_CUDA(cudaStreamSynchronize(dev_.stream()), dev_.id());
 }
 
-void CudaBuffer::poison() {
+void CudaBuffer::fill(unsigned char byte) {
   if (!bytes_) return;
   dev_.activate();
-  HB_CUDA(cudaMemsetAsync(ptr_, 0xFF, bytes_, dev_.stream()), dev_.id());
+  HB_CUDA(cudaMemsetAsync(ptr_, byte, bytes_, dev_.stream()), dev_.id());
 }
 
 void CudaBuffer::copy_from(Buffer& src) {

@@ -31,7 +31,7 @@ class CudaBuffer final : public Buffer {
   ~CudaBuffer() override;
   void upload(const void* src) override;
   void download(void* dst) override;
-  void poison() override;
+  void fill(unsigned char byte) override;
   void copy_from(Buffer& src) override;
   void* ptr() const { return ptr_; }
   void* native() const override { return ptr_; }

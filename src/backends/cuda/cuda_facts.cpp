@@ -126,7 +126,7 @@ DeviceFacts cuda_facts(const Device& d) {
   return f.take();
 }
 
-const FactsRegistrar registrar(BackendKind::Cuda, cuda_facts);
+const FactsRegistrar registered_cuda_facts(BackendKind::Cuda, cuda_facts);
 
 }  // namespace
 

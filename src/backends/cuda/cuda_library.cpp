@@ -22,7 +22,7 @@ CodeVariantInfo cuda_lib(const char* op, const char* name, const char* library, 
   return {.op = op, .name = name, .description = description, .library = library};
 }
 
-const bool registered = [] {
+const bool registered_cuda_library = [] {
   register_code_variant<CudaCall>(
     cuda_lib("axpy", "cublas", "cuBLAS",
     "cuBLAS Saxpy/Daxpy; cuBLAS axpy is in place (y = a*x + y), so the time includes a device-to-device "

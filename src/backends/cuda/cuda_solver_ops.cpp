@@ -77,8 +77,7 @@ class VendorOps final : public SolverOps {
   std::unique_ptr<SolverVector> vector() override {
     auto v = std::make_unique<Vec>();
     v->buf = d_.alloc(n_ * elem());
-    std::vector<unsigned char> zero(v->buf->bytes(), 0);
-    v->buf->upload(zero.data());
+    v->buf->fill(0);
     sp_check(HB_DL(cusparseCreateDnVec)(&v->desc, static_cast<int64_t>(n_), v->buf->native(), type_),
              "cusparseCreateDnVec");
     return v;
@@ -241,7 +240,7 @@ class VendorOps final : public SolverOps {
   }
 };
 
-const bool registered = [] {
+const bool registered_cuda_solver_ops = [] {
   register_vendor_solver_ops(BackendKind::Cuda, [](Device& dev, std::shared_ptr<const CsrMatrix> a, Precision p,
                                                    bool jacobi) -> std::unique_ptr<SolverOps> {
     auto* d = dynamic_cast<CudaDevice*>(&dev);

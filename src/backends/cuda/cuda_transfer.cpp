@@ -16,7 +16,7 @@ std::shared_ptr<Device> next_gpu(Device& self) {
   return nullptr;
 }
 
-const bool registered = [] {
+const bool registered_cuda_transfer = [] {
   register_transfer_variant<TransferCall<CudaCall>>(
       "memcpy",
       "cudaMemcpyAsync host<->device from malloc'd (pageable) or cudaMallocHost (pinned) memory, bidir on two "

@@ -79,7 +79,7 @@ void spmv(CusparseCall& c) {
         "cusparseSpMV", *c.dev);
 }
 
-const bool registered = [] {
+const bool registered_cusparse_spmv = [] {
   register_code_variant<CusparseCall>(
       {.op = "spmv",
        .name = "cusparse",

@@ -101,7 +101,7 @@ void add(const char* name, bool openacc, bool data_region) {
       data_region ? CodeVariant<DirectiveCall>::Fn{} : CodeVariant<DirectiveCall>::Fn{setup_mapped});
 }
 
-const bool registered = [] {
+const bool registered_directive_gemm_variants = [] {
   add("omp_target", false, true);
   add("omp_target_map", false, false);
   add("acc", true, true);

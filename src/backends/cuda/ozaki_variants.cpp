@@ -304,7 +304,7 @@ void emulated_gemm(CudaCall& c, bool dbl) {
              d);
 }
 
-const bool registered = [] {
+const bool registered_ozaki_variants = [] {
   register_code_variant<SchemeCall>(
       {.op = "gemm", .name = "ozaki_int8",
        .description = "Ozaki scheme II (Ozaki, Uchino, Imamura): INT8 residues modulo MODULI coprime moduli, "

@@ -69,7 +69,7 @@ void reg(const char* op, const char* name, const char* desc, std::vector<ParamDe
   register_code_variant<HostCall>(host_code(op, name, desc, std::move(params), std::move(precs)), std::move(fn));
 }
 
-const bool registered = [] {
+const bool registered_host_access = [] {
   reg("copy_strided", "loop", "sequential loop", {}, [](const HostCall& c) { strided(c, 1); });
   reg("copy_strided", "omp", "OpenMP: a contiguous range of i per thread", {threads_param()},
       [](const HostCall& c) { strided(c, static_cast<int>(c.param("THREADS"))); });

@@ -84,7 +84,7 @@ HostBuffer::HostBuffer(std::size_t bytes) : Buffer(bytes) {
 HostBuffer::~HostBuffer() { std::free(data_); }
 void HostBuffer::upload(const void* src) { std::memcpy(data_, src, bytes_); }
 void HostBuffer::download(void* dst) { std::memcpy(dst, data_, bytes_); }
-void HostBuffer::poison() { std::memset(data_, 0xFF, bytes_); }
+void HostBuffer::fill(unsigned char byte) { std::memset(data_, byte, bytes_); }
 void HostBuffer::copy_from(Buffer& src) { src.download(data_); }
 
 HostDevice::HostDevice() {

@@ -11,7 +11,7 @@ class HostBuffer final : public Buffer {
   ~HostBuffer() override;
   void upload(const void* src) override;
   void download(void* dst) override;
-  void poison() override;
+  void fill(unsigned char byte) override;
   void copy_from(Buffer& src) override;
   void* data() { return data_; }
   void* native() const override { return data_; }

@@ -168,7 +168,7 @@ DeviceFacts host_facts(const Device& d) {
   return f.take();
 }
 
-const FactsRegistrar registrar(BackendKind::Host, host_facts);
+const FactsRegistrar registered_host_facts(BackendKind::Host, host_facts);
 
 }  // namespace
 

@@ -94,7 +94,7 @@ void gemm_openblas(const HostCall& c) {
 
 #endif
 
-const bool registered = [] {
+const bool registered_host_gemm = [] {
   register_code_variant<HostCall>(
       host_code("gemm", "naive",
                 "OpenMP over rows; i-k-j order (i-j-k when B is transposed) for unit-stride inner loops",

@@ -50,7 +50,7 @@ void loop_nest(const HostCall& c, int threads) {
   }
 }
 
-const bool registered = [] {
+const bool registered_host_gemm_directive = [] {
   register_code_variant<HostCall>(
       host_code("gemm", "serial",
                 "serial triple loop on C in place: i-p-j (i-j-p when B is transposed), unit-stride inner loop"),

@@ -58,7 +58,7 @@ void gemm_dw(const HostCall& c) {
   });
 }
 
-const bool registered = [] {
+const bool registered_host_gemm_dw = [] {
   register_code_variant<HostCall>(
       host_code("gemm", "dw",
                 "OpenMP over rows, accurate double-word mul and add (JMP 2017 Alg. 12, 6); i-k-j order (i-j-k when B "

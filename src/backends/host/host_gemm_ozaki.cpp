@@ -228,7 +228,7 @@ ParamDef slices_param(long long d, long long df, long long hi) {
   return {"SLICES", v, d, "slices of A and B (more: more accurate and more GEMMs)", {{Precision::D, d}, {Precision::DF, df}}};
 }
 
-const bool registered = [] {
+const bool registered_host_gemm_ozaki = [] {
   const std::vector<Precision> d_df{Precision::D, Precision::DF};
   register_code_variant<SchemeCall>(
       host_code("gemm", "ozaki_int8",

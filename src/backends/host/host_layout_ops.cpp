@@ -184,7 +184,7 @@ void reg(const char* op, const char* desc, void (*s)(const HostCall&, int), void
   });
 }
 
-const bool registered = [] {
+const bool registered_host_layout_ops = [] {
   reg("nbody", "OpenMP over bodies, all pairs, fields through the layout", nbody<float>, nbody<double>);
   reg("stencil3d", "OpenMP over (z, y) rows, fields through the layout", stencil<float>, stencil<double>);
   reg("srad", "OpenMP over rows, Rodinia's two loops, fields through the layout", srad<float>, srad<double>);

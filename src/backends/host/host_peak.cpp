@@ -108,7 +108,7 @@ void peak_omp(const HostCall& call) {
   });
 }
 
-const bool registered = [] {
+const bool registered_host_peak = [] {
   ParamDef ept{"EPT", {8, 16, 32, 64, 128}, 64, "chains advanced together by one thread (independent FMAs per step)"};
   register_code_variant<HostCall>(
       host_code("peak", "omp",

@@ -82,18 +82,12 @@ void reduce_omp(const HostCall& c) {
   });
 }
 
-bool add(const char* op, const char* name, const char* desc, std::vector<ParamDef> params,
-         CodeVariant<HostCall>::Fn fn) {
-  register_code_variant<HostCall>(host_code(op, name, desc, std::move(params), kSDI), std::move(fn));
-  return true;
-}
-
-const bool registered =
-    add("scan", "std", "std::inclusive_scan / std::exclusive_scan, sequential", {}, scan_std) &&
-    add("scan", "omp", "OpenMP two-pass: range sums, their prefix, then each range scanned from its offset",
-        {threads_param()}, scan_omp) &&
-    add("reduce", "std", "std::reduce, sequential", {}, reduce_std) &&
-    add("reduce", "omp", "OpenMP parallel for simd reduction", {threads_param()}, reduce_omp);
+const bool registered_host_scan =
+    add_host_code("scan", "std", "std::inclusive_scan / std::exclusive_scan, sequential", {}, scan_std, kSDI) &&
+    add_host_code("scan", "omp", "OpenMP two-pass: range sums, their prefix, then each range scanned from its offset",
+        {threads_param()}, scan_omp, kSDI) &&
+    add_host_code("reduce", "std", "std::reduce, sequential", {}, reduce_std, kSDI) &&
+    add_host_code("reduce", "omp", "OpenMP parallel for simd reduction", {threads_param()}, reduce_omp, kSDI);
 
 }  // namespace
 }  // namespace hetbench

@@ -135,7 +135,7 @@ void spmv_eigen(const HostCall& c) {
 }
 #endif
 
-const bool registered = [] {
+const bool registered_host_spmv = [] {
   register_code_variant<HostCall>(host_code("spmv", "loop", "one row after another, sequential"), spmv_loop);
   const std::vector<Precision> dw_precs{Precision::DF, Precision::DD};
   register_code_variant<HostCall>(

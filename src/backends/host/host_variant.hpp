@@ -21,6 +21,15 @@ inline CodeVariantInfo host_code(std::string op, std::string name, std::string d
           .params = std::move(params)};
 }
 
+// Registers one host variant; true, so that a file's registrations chain with && into
+// one static initialiser.
+inline bool add_host_code(const char* op, const char* name, const char* desc, std::vector<ParamDef> params,
+                          CodeVariant<HostCall>::Fn fn,
+                          std::vector<Precision> precisions = {Precision::S, Precision::D}) {
+  register_code_variant<HostCall>(host_code(op, name, desc, std::move(params), std::move(precisions)), std::move(fn));
+  return true;
+}
+
 // Thread counts 1..hardware threads in powers of two, default all of them.
 ParamDef threads_param();
 

@@ -62,7 +62,7 @@ void dot_openblas(const HostCall& c) {
   }
 }
 
-const bool registered = [] {
+const bool registered_openblas_variants = [] {
   register_code_variant<HostCall>(
       {.op = "axpy",
        .name = "openblas",
@@ -78,7 +78,7 @@ const bool registered = [] {
 
 #else
 
-const bool registered = [] {
+const bool registered_openblas_variants = [] {
   for (const char* id : {"host/axpy/openblas", "host/dot/openblas"})
     missing_baselines().emplace_back(id, "OpenBLAS was not found at build time (install libopenblas-dev)");
   return true;

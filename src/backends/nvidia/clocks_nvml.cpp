@@ -40,9 +40,10 @@ class NvmlClocks final : public PointObserver {
   }
 };
 
-struct Registrar {
-  Registrar() { register_observer(std::make_shared<NvmlClocks>()); }
-} registrar;
+const bool registered_clocks_nvml = [] {
+  register_observer(std::make_shared<NvmlClocks>());
+  return true;
+}();
 
 }  // namespace
 

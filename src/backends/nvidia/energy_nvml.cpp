@@ -185,9 +185,10 @@ class NvmlEnergy final : public PointObserver {
   }
 };
 
-struct Registrar {
-  Registrar() { register_observer(std::make_shared<NvmlEnergy>()); }
-} registrar;
+const bool registered_energy_nvml = [] {
+  register_observer(std::make_shared<NvmlEnergy>());
+  return true;
+}();
 
 }  // namespace
 

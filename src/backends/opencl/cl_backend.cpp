@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -322,11 +323,11 @@ void ClBuffer::download(void* dst) {
   dev_.take_slot();
 }
 
-void ClBuffer::poison() {
+void ClBuffer::fill(unsigned char byte) {
   if (!bytes_) return;
   // The widest pattern that divides the size: byte-wide fills are slow on some drivers.
-  const cl_uchar pattern[16] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-                                0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+  cl_uchar pattern[16];
+  std::memset(pattern, byte, sizeof pattern);
   std::size_t width = 16;
   while (bytes_ % width) width /= 2;
   HB_CL(clEnqueueFillBuffer(dev_.queue(), mem_, pattern, width, 0, bytes_, 0, nullptr, nullptr), dev_.id());

@@ -18,7 +18,7 @@ class ClBuffer final : public Buffer {
   ~ClBuffer() override;
   void upload(const void* src) override;
   void download(void* dst) override;
-  void poison() override;
+  void fill(unsigned char byte) override;
   void copy_from(Buffer& src) override;
   cl_mem mem() const { return mem_; }
   void* native() const override { return mem_; }

@@ -103,7 +103,7 @@ DeviceFacts cl_facts(const Device& dev) {
   return f.take();
 }
 
-const FactsRegistrar registrar(BackendKind::OpenCL, cl_facts);
+const FactsRegistrar registered_cl_facts(BackendKind::OpenCL, cl_facts);
 
 }  // namespace
 

@@ -12,7 +12,7 @@ namespace {
 
 using ClTransferCall = TransferCall<CallBase<ClDevice, BackendKind::OpenCL>>;
 
-const bool registered = [] {
+const bool registered_cl_transfer = [] {
   register_transfer_variant<ClTransferCall>(
       "enqueue",
       "clEnqueueWriteBuffer/ReadBuffer from malloc'd (pageable) memory or a mapped CL_MEM_ALLOC_HOST_PTR buffer "

@@ -107,7 +107,7 @@ void gemm_t(ClCall& c) {
   dev.take_slot();
 }
 
-const bool registered = [] {
+const bool registered_clblast_variants = [] {
   auto info = [](const char* op, const char* description) {
     return CodeVariantInfo{.op = op, .name = "clblast", .description = description, .library = "CLBlast"};
   };
@@ -128,7 +128,7 @@ const bool registered = [] {
 
 #else
 
-const bool registered = [] {
+const bool registered_clblast_variants = [] {
   for (const char* id : {"opencl/axpy/clblast", "opencl/dot/clblast", "opencl/gemm/clblast"})
     missing_baselines().emplace_back(id, "CLBlast was not found at build time (install libclblast-dev)");
   return true;
