@@ -18,7 +18,6 @@ struct DeviceScalar final : SolverScalar {
   std::unique_ptr<Buffer> buf;
 };
 
-
 }  // namespace
 
 DeviceScalars::DeviceScalars(Device& dev, Precision p, std::size_t n, const Variant& axpy, const ParamValues& pv)

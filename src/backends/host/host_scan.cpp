@@ -85,7 +85,7 @@ void reduce_omp(const HostCall& c) {
 const bool registered_host_scan =
     add_host_code("scan", "std", "std::inclusive_scan / std::exclusive_scan, sequential", {}, scan_std, kSDI) &&
     add_host_code("scan", "omp", "OpenMP two-pass: range sums, their prefix, then each range scanned from its offset",
-        {threads_param()}, scan_omp, kSDI) &&
+                  {threads_param()}, scan_omp, kSDI) &&
     add_host_code("reduce", "std", "std::reduce, sequential", {}, reduce_std, kSDI) &&
     add_host_code("reduce", "omp", "OpenMP parallel for simd reduction", {threads_param()}, reduce_omp, kSDI);
 

@@ -194,20 +194,20 @@ void dot_dw_omp(const HostCall& c) {
 
 ParamDef block_param() { return {"BLOCK", {256, 1024, 4096, 16384, 65536}, 4096, "products per block"}; }
 
-const bool registered_host_vector = add_host_code("copy", "loop", "sequential loop", {}, copy_loop) &&
-                        add_host_code("copy", "omp", "OpenMP parallel loop", {threads_param()}, copy_omp) &&
-                        add_host_code("axpy", "loop", "sequential loop", {}, axpy_loop) &&
-                        add_host_code("axpy", "omp", "OpenMP parallel loop", {threads_param()}, axpy_omp) &&
-                        add_host_code("dot", "loop", "sequential recursive summation", {}, dot_loop) &&
-                        add_host_code("dot", "omp", "OpenMP blocked summation, 8 accumulators per block",
-                            {threads_param(), block_param()}, dot_omp) &&
-                        add_host_code("axpy", "dw_loop", "sequential loop, accurate double-word mul and add", {}, axpy_dw_loop,
-                            kDW) &&
-                        add_host_code("axpy", "dw_omp", "OpenMP parallel loop, accurate double-word mul and add",
-                            {threads_param()}, axpy_dw_omp, kDW) &&
-                        add_host_code("dot", "dw_loop", "sequential recursive double-word summation", {}, dot_dw_loop, kDW) &&
-                        add_host_code("dot", "dw_omp", "OpenMP: a range per thread with 4 double-word accumulators",
-                            {threads_param()}, dot_dw_omp, kDW);
+const bool registered_host_vector =
+    add_host_code("copy", "loop", "sequential loop", {}, copy_loop) &&
+    add_host_code("copy", "omp", "OpenMP parallel loop", {threads_param()}, copy_omp) &&
+    add_host_code("axpy", "loop", "sequential loop", {}, axpy_loop) &&
+    add_host_code("axpy", "omp", "OpenMP parallel loop", {threads_param()}, axpy_omp) &&
+    add_host_code("dot", "loop", "sequential recursive summation", {}, dot_loop) &&
+    add_host_code("dot", "omp", "OpenMP blocked summation, 8 accumulators per block",
+                  {threads_param(), block_param()}, dot_omp) &&
+    add_host_code("axpy", "dw_loop", "sequential loop, accurate double-word mul and add", {}, axpy_dw_loop, kDW) &&
+    add_host_code("axpy", "dw_omp", "OpenMP parallel loop, accurate double-word mul and add", {threads_param()},
+                  axpy_dw_omp, kDW) &&
+    add_host_code("dot", "dw_loop", "sequential recursive double-word summation", {}, dot_dw_loop, kDW) &&
+    add_host_code("dot", "dw_omp", "OpenMP: a range per thread with 4 double-word accumulators", {threads_param()},
+                  dot_dw_omp, kDW);
 
 }  // namespace
 }  // namespace hetbench
