@@ -2,7 +2,9 @@
 // (docs/layouts.md) at sizes that are no multiple of the work-group size, and layout files
 // that do not fit the op or the device are one clear error each (exit 2).
 #include <filesystem>
+#include <cstring>
 #include <fstream>
+#include <limits>
 
 #include "ops/layout_problem.hpp"
 #include "variant_sweep.hpp"
@@ -75,4 +77,24 @@ TEST(Nbody, BadLayoutsAreOneClearError) {
   expect_bad_input("run nbody --device " + dev + " --size 10 --layout " +
                        write("big.layout", "Arch a\nScratchpad local Field fp x 100000000 1\n"),
                    "big.layout: the scratchpad tiles need 400000000 bytes of local memory per work-group, more than");
+}
+
+// Above n^2 = 2^30 the reference covers a seeded sample of 4096 bodies, but every output
+// is still looked at: a poisoned or NaN acceleration anywhere fails the point.
+TEST(Nbody, SampledValidationStillSeesEveryOutput) {
+  const Op& op = find_op("nbody");
+  const long long n = 32771;
+  auto prob = op.make_problem(op.parse_sizes(std::to_string(n)).at(0), Precision::S, 5);
+  const auto& acc = prob->array("acc");
+  Outputs out{{"acc", std::vector<unsigned char>(acc.count * sizeof(float), 0xFF)}};
+  auto v = op.validate(*prob, out);
+  EXPECT_EQ(v.checked, 3u * 4096);
+  EXPECT_EQ(v.unwritten, 3u * n);
+  EXPECT_NE(v.note.find("sample of 4096 of 32771 bodies"), std::string::npos) << v.note;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (std::size_t at : {std::size_t{1}, acc.count / 2, acc.count - 2}) std::memcpy(out["acc"].data() + at * sizeof(float), &nan, sizeof nan);
+  v = op.validate(*prob, out);
+  EXPECT_EQ(v.nan, 3u);
+  EXPECT_EQ(v.unwritten, 3u * n - 3);
+  EXPECT_FALSE(v.passed());
 }

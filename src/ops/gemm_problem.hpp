@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <functional>
-#include <set>
 
 #include "ops/double_word.hpp"
 #include "ops/gemm_storage.hpp"
@@ -100,20 +99,6 @@ void fill_stats(GemmProblem& prob, std::size_t k, GetA a, GetB b) {
 // fails where either bound is exceeded. ref_g: the reference's error per |mag|.
 void check_scheme(const GemmProblem& prob, const Outputs& out, Validation& v, long double ref_g,
                   const std::function<Validation(const std::function<long double(std::size_t)>&)>& check);
-
-// `count` distinct indices of [0, n), sorted, always with 0 and n−1; all when n ≤ count.
-inline std::vector<std::size_t> sample_indices(std::size_t n, std::size_t count, std::uint64_t seed,
-                                               std::uint64_t stream) {
-  std::set<std::size_t> s;
-  if (n <= count) {
-    for (std::size_t i = 0; i < n; ++i) s.insert(i);
-  } else {
-    s.insert(0);
-    s.insert(n - 1);
-    for (std::uint64_t i = 0; s.size() < count; ++i) s.insert(splitmix64(seed ^ splitmix64(stream * 0x9E37ull + i)) % n);
-  }
-  return {s.begin(), s.end()};
-}
 
 // All of C, or above m·n·k = 2^27 a seeded sample of 64 rows × 64 columns.
 inline void choose_checked(GemmProblem& prob, std::size_t m, std::size_t n, std::size_t k, std::uint64_t seed) {

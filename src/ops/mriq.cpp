@@ -92,12 +92,7 @@ class MriqOp final : public Op {
       return 0;
     });
     const double pairs = static_cast<double>(n) * static_cast<double>(nk);
-    if (pairs <= kFullCheck) {
-      for (std::size_t i = 0; i < n; ++i) prob->checked.push_back(i);
-    } else {
-      for (std::size_t c = 0; c < kSample; ++c)
-        prob->checked.push_back(static_cast<std::size_t>(splitmix64(seed ^ splitmix64(c + 99)) % n));
-    }
+    prob->checked = sample_indices(n, pairs <= kFullCheck ? n : kSample, seed, 99);
     prob->scalars.push_back({"n", true, static_cast<double>(n)});
     prob->scalars.push_back({"nk", true, static_cast<double>(nk)});
     // per pair: k.x (3 multiplies, 2 adds), times 2 pi, 2 multiply-adds; sin and cos

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <set>
+#include <vector>
 
 namespace hetbench {
 
@@ -59,6 +61,22 @@ template <class W>
 W random_lo(W hi, std::uint64_t seed, std::uint64_t stream, std::uint64_t i) {
   static const W scale = std::ldexp(W(1), -(std::numeric_limits<W>::digits + 1));
   return static_cast<W>(hi * static_cast<W>(random_value(seed, stream + (std::uint64_t{1} << 40), i))) * scale;
+}
+
+// `count` distinct indices of [0, n), sorted, always with 0 and n−1; all when n ≤ count:
+// the elements a validation checks when checking all of them would cost more than the
+// point itself (GEMM's rows and columns, MRI-Q's voxels, N-body's bodies).
+inline std::vector<std::size_t> sample_indices(std::size_t n, std::size_t count, std::uint64_t seed,
+                                               std::uint64_t stream) {
+  std::set<std::size_t> s;
+  if (n <= count) {
+    for (std::size_t i = 0; i < n; ++i) s.insert(i);
+  } else {
+    s.insert(0);
+    s.insert(n - 1);
+    for (std::uint64_t i = 0; s.size() < count; ++i) s.insert(splitmix64(seed ^ splitmix64(stream * 0x9E37ull + i)) % n);
+  }
+  return {s.begin(), s.end()};
 }
 
 }  // namespace hetbench
