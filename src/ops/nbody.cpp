@@ -16,9 +16,9 @@ constexpr double kEps2 = 1.0 / 64;
 constexpr double kTermUnits = 26;
 // The reference costs n interactions per checked body in a wider type on the host: above
 // n^2 = 2^30 (n > 32,768; some seconds on a 16-core host per point) a seeded sample of
-// kSample bodies is checked, each against all n (the record's note says so).
-constexpr double kFullCheck = 1u << 30;
-constexpr std::size_t kSample = 4096;
+// kNbodySample bodies is checked, each against all n (the record's note says so).
+constexpr double kNbodyFullCheck = 1u << 30;
+constexpr std::size_t kNbodySample = 4096;
 
 const FieldSet& nbody_fields() {
   static const FieldSet fs{{"body", {"x", "y", "z", "m"}, false}, {"acc", {"ax", "ay", "az"}, false}};
@@ -71,7 +71,7 @@ class NbodyOp final : public Op {
       prob->body = place_records<T>(*prob, nbody_fields(), n, seed, {"m"});  // masses are positive
       return 0;
     });
-    prob->checked = sample_indices(n, static_cast<double>(n) * static_cast<double>(n) <= kFullCheck ? n : kSample, seed, 98);
+    prob->checked = sample_indices(n, static_cast<double>(n) * static_cast<double>(n) <= kNbodyFullCheck ? n : kNbodySample, seed, 98);
     prob->scalars.push_back({"eps2", false, kEps2});
     prob->scalars.push_back({"n", true, static_cast<double>(n)});
     prob->flops = 20.0 * static_cast<double>(n) * static_cast<double>(n);
