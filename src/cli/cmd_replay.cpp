@@ -51,6 +51,7 @@ int replay(ReplayOpts& o, const std::string& command_line) {
   e.out_root = o.out;
   e.format = "none";
   e.command_line = command_line;
+  e.worker_plan = Replay::worker_plan(rec, o.points);
   nlohmann::json points = nlohmann::json::array(), differences = nlohmann::json::array();
   for (const auto* p : r.recorded()) points.push_back((*p)["point"]);
   for (const auto& d : diffs) differences.push_back(to_json(d));

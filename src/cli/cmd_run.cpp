@@ -56,6 +56,10 @@ void add_measure(CLI::App* sub, Measure& m) {
   sub->add_option("--rounds", r.rounds,
                   "take the repetitions in this many rounds, each on freshly allocated buffers (1: one placement)")
       ->capture_default_str();
+  sub->add_option("--executions", r.executions,
+                  "measure each point in this many processes of its own, one after another, and pool them (the "
+                  "spread between processes joins the rounds'; docs/measurement.md)")
+      ->capture_default_str();
   sub->add_option("--cache", r.cache, "hot, or cold: the last-level cache flushed before each timed repetition")
       ->capture_default_str();
   sub->add_flag("--energy", r.energy, "NVML energy in a window of its own where the timed repetitions are too short");
@@ -70,6 +74,7 @@ void apply_measure(const CLI::App* sub, const Measure& m, RunSpec& r) {
   if (sub->count("--timeout")) r.timeout = g.timeout;
   if (sub->count("--max-samples")) r.max_samples = g.max_samples;
   if (sub->count("--rounds")) r.rounds = g.rounds;
+  if (sub->count("--executions")) r.executions = g.executions;
   if (sub->count("--cache")) r.cache = g.cache;
   if (sub->count("--energy")) r.energy = g.energy;
 }
@@ -209,7 +214,8 @@ Command add_sweep(CLI::App& app, const std::string& command_line) {
               throw Error(fmt::format("sweep --resume '{}': give no spec file ('{}'): the recorded one is used",
                                       *resume_dir, *path));
             for (const char* opt : {"--seed", "--out", "--db", "--no-db", "--reps", "--max-noise", "--min-samples",
-                                    "--min-time", "--timeout", "--max-samples", "--rounds", "--cache", "--energy"})
+                                    "--min-time", "--timeout", "--max-samples", "--rounds", "--executions", "--cache",
+                                    "--energy"})
               if (sub->count(opt))
                 throw Error(fmt::format("sweep --resume '{}': {} cannot change a recorded experiment", *resume_dir, opt));
             resume->dir = *resume_dir;

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "engine/plan_params.hpp"
+#include "engine/worker_planner.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
 #include "tuning/db.hpp"
@@ -106,6 +107,7 @@ RunSpec recorded_measurement(const nlohmann::json& p, const nlohmann::json& expe
     r.include_transfers = t.value("timed", "kernel") == "kernel+transfers";
     r.cache = t.value("cache", r.cache);
     r.rounds = t.value("rounds", 1);  // a record without rounds was measured in one
+    r.executions = t.value("executions", 1);
     if (t.contains("stopping") && t["stopping"].is_object()) {
       const auto& s = t["stopping"];
       if (s.value("rule", "") == "fixed") {
@@ -261,6 +263,32 @@ Replay::Replay(const RecordedExperiment& rec, const std::vector<int>& wanted) {
   }
   e_.db = "none";
   e_.name = "replay-" + rec.experiment.value("name", rec.label());
+}
+
+namespace {
+
+// A replay's worker (--executions, docs/measurement.md) plans the same points from the
+// same records: the parent's plan is not one of its runs.
+struct ReplayInWorker {
+  RecordedExperiment recorded;
+  std::unique_ptr<Replay> replay;
+};
+
+const bool registered_replay_planner = register_worker_planner("replay", [](const nlohmann::json& a) {
+  auto owned = std::make_shared<ReplayInWorker>();
+  owned->recorded = read_experiment(a.at("dir").get<std::string>());
+  owned->replay = std::make_unique<Replay>(owned->recorded, a.at("points").get<std::vector<int>>());
+  WorkerPlan wp;
+  wp.plan = &owned->replay->plan();
+  wp.seed = owned->replay->experiment().seed;
+  wp.owner = owned;
+  return wp;
+});
+
+}  // namespace
+
+nlohmann::json Replay::worker_plan(const RecordedExperiment& recorded, const std::vector<int>& points) {
+  return {{"planner", "replay"}, {"dir", std::filesystem::absolute(recorded.dir).string()}, {"points", points}};
 }
 
 ReplayCheck compare_replay(const RecordedExperiment& recorded, const Replay& replay, const RecordedExperiment& replayed,

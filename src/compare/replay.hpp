@@ -30,6 +30,8 @@ class Replay {
   // The experiment to run (runs hold the measurement settings; its plan points into them).
   Experiment& experiment() { return e_; }
   const Plan& plan() const { return plan_; }
+  // What a worker needs to plan the same points (Experiment::worker_plan).
+  static nlohmann::json worker_plan(const RecordedExperiment& recorded, const std::vector<int>& points);
   // The recorded points in the plan's order: the replay's point i replays recorded[i].
   const std::vector<const nlohmann::json*>& recorded() const { return recorded_; }
 

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/executions.hpp"
 #include "engine/interrupt.hpp"
 #include "engine/runner.hpp"
 
@@ -32,6 +33,20 @@ PointStatus status_of(const std::string& s) {
                   PointStatus::timeout})
     if (to_string(st) == s) return st;
   return PointStatus::error;
+}
+
+PointRecord record_from_json(int index, nlohmann::json j) {
+  PointRecord rec;
+  rec.measured_json = std::move(j);
+  rec.point = index;
+  rec.status = status_of(rec.measured_json.value("status", ""));
+  rec.message = rec.measured_json.value("message", "");
+  const std::string stage = rec.measured_json.value("error_stage", "");
+  rec.error_stage = stage == "build" ? ErrorStage::build
+                   : stage == "run"  ? ErrorStage::run
+                   : stage == "input" ? ErrorStage::input
+                                      : ErrorStage::none;
+  return rec;
 }
 
 }  // namespace
@@ -116,7 +131,7 @@ PointRecord IsolatedExecutor::planned_record(int index, const PlannedPoint& p, P
   return rec;
 }
 
-PointRecord IsolatedExecutor::measure(int index, const PlannedPoint& p) {
+PointRecord IsolatedExecutor::measure_once(int index, const PlannedPoint& p) {
   // Nothing to run (a constraint, an unreadable input): recorded here, as in process.
   if (!p.skip.empty() || !p.input_error.empty()) return measure_planned_point(index, plan_, p, no_inputs_, seed_);
   const std::string device = plan_.runs[p.run].devices[p.device]->id();
@@ -137,22 +152,32 @@ PointRecord IsolatedExecutor::measure(int index, const PlannedPoint& p) {
     s.after_fault = true;
   }
   if (type != "record") return planned_record(index, p, PointStatus::error, r.msg.value("message", r.msg.dump()));
-  PointRecord rec;
-  rec.measured_json = r.msg["record"];
-  rec.point = index;
-  rec.status = status_of(rec.measured_json.value("status", ""));
-  rec.message = rec.measured_json.value("message", "");
-  const std::string stage = rec.measured_json.value("error_stage", "");
-  rec.error_stage = stage == "build" ? ErrorStage::build
-                   : stage == "run"  ? ErrorStage::run
-                   : stage == "input" ? ErrorStage::input
-                                      : ErrorStage::none;
+  PointRecord rec = record_from_json(index, r.msg["record"]);
   if (r.msg.value("exit", false)) {  // the device's context is gone with this worker
     s.worker->end(2000);
     s.worker.reset();
     s.after_fault = true;
   }
   return rec;
+}
+
+PointRecord IsolatedExecutor::measure(int index, const PlannedPoint& p) {
+  const RunSpec* spec = plan_.runs[p.run].spec;
+  const int executions = spec ? spec->executions : 1;
+  if (executions <= 1 || !p.skip.empty() || !p.input_error.empty()) return measure_once(index, p);
+  const std::string device = plan_.runs[p.run].devices[p.device]->id();
+  std::vector<nlohmann::json> done;
+  for (int e = 0; e < executions; ++e) {
+    PointRecord rec = measure_once(index, p);
+    // The worker ends with its execution: the next one starts a process of its own.
+    if (auto& s = slots_[device]; s.worker) {
+      s.worker->end(2000);
+      s.worker.reset();
+    }
+    if (rec.status != PointStatus::ok) return rec;  // a failure or fault stands for the point
+    done.push_back(to_json(rec));
+  }
+  return record_from_json(index, merge_executions(done));
 }
 
 }  // namespace hetbench

@@ -21,6 +21,8 @@ class IsolatedExecutor : public PointExecutor {
   // empty to take the one each worker derives from the point's expected time.
   IsolatedExecutor(const Plan& plan, std::uint64_t seed, nlohmann::json setup, std::optional<double> point_timeout);
   ~IsolatedExecutor() override;
+  // The point in its device's worker; with RunSpec::executions > 1, in that many workers
+  // one after another, pooled by merge_executions.
   PointRecord measure(int index, const PlannedPoint& p) override;
 
  private:
@@ -35,6 +37,7 @@ class IsolatedExecutor : public PointExecutor {
     PointStatus fault = PointStatus::ok;  // crashed or timeout
     std::string why;
   };
+  PointRecord measure_once(int index, const PlannedPoint& p);
   Reply await(Slot& s, double limit_s, const std::string& doing);
   std::string start(Slot& s, const std::string& device);  // "" when the worker is ready
   PointRecord planned_record(int index, const PlannedPoint& p, PointStatus status, const std::string& message) const;

@@ -56,7 +56,7 @@ bool bool_value(const nlohmann::json& v, const std::string& where, const std::st
 // The measurement settings a run and a spec file's top level may give.
 const char* const kMeasureKeys[] = {"reps",    "warmup",      "max_noise",         "min_samples", "min_time",
                                     "timeout", "max_samples", "include_transfers", "cache",       "energy",
-                                    "rounds"};
+                                    "rounds",  "executions"};
 
 }  // namespace
 
@@ -88,6 +88,8 @@ void check_measurement(const RunSpec& r, const std::string& where) {
     fail("--max-samples", "max_samples", std::to_string(r.max_samples),
          fmt::format("below the minimum sample count {}", r.min_samples).c_str());
   if (r.rounds < 1) fail("--rounds", "rounds", std::to_string(r.rounds), "expected 1 or more");
+  if (r.executions < 1 || r.executions > 100)
+    fail("--executions", "executions", std::to_string(r.executions), "expected 1 to 100 processes per point");
   if (r.cache != "hot" && r.cache != "cold") fail("--cache", "cache", "'" + r.cache + "'", "expected hot or cold");
 }
 
@@ -105,6 +107,8 @@ nlohmann::json to_json(const RunSpec& r) {
   j["min_samples"] = r.min_samples;
   j["max_samples"] = r.max_samples;
   j["rounds"] = r.rounds;
+  // Only when asked: runs of one process read back, and key, as they always did.
+  if (r.executions != 1) j["executions"] = r.executions;
   j["cache"] = r.cache;
   j["energy"] = r.energy;
   if (!r.inputs.empty()) j["matrices"] = r.inputs;
@@ -159,7 +163,8 @@ RunSpec run_spec_from_json(const nlohmann::json& j, const std::string& where) {
   for (auto [k, v] : {D{"max_noise", &r.max_noise}, D{"min_time", &r.min_time}, D{"timeout", &r.timeout}})
     if (j.contains(k)) *v = number_value(j[k], where, k);
   using I = std::pair<const char*, int*>;
-  for (auto [k, v] : {I{"min_samples", &r.min_samples}, I{"max_samples", &r.max_samples}, I{"rounds", &r.rounds}})
+  for (auto [k, v] : {I{"min_samples", &r.min_samples}, I{"max_samples", &r.max_samples}, I{"rounds", &r.rounds},
+                            I{"executions", &r.executions}})
     if (j.contains(k)) *v = int_value(j[k], where, k);
   using B = std::pair<const char*, bool*>;
   for (auto [k, v] : {B{"include_transfers", &r.include_transfers}, B{"energy", &r.energy}})

@@ -35,6 +35,10 @@ struct RunSpec {
   // The repetitions in this many rounds, each on freshly allocated buffers, so that the
   // record holds the spread between placements (docs/measurement.md, "Rounds").
   int rounds = 4;
+  // Each point measured in this many processes of its own, one after another, their
+  // rounds pooled into one record (docs/measurement.md, "Executions"): the spread then
+  // spans what changes between processes too. More than 1 measures in worker processes.
+  int executions = 1;
   bool include_transfers = false;
   std::string cache = "hot";  // or "cold": the last-level cache flushed before each repetition
   bool energy = false;        // an extra window for NVML energy when the timed reps are too short
@@ -72,6 +76,9 @@ struct Experiment {
   // the worker is killed; empty: derived per point from its expected time.
   bool isolate = false;
   std::optional<double> point_timeout;
+  // A plan not made from `runs` (replay): how a worker makes it again, {"planner": NAME,
+  // ...its arguments} (engine/worker_planner.hpp); null for a plan of the runs.
+  nlohmann::json worker_plan;
 };
 
 // Reads a sweep spec file (docs/spec-format.md); throws Error naming the file and key.

@@ -9,6 +9,7 @@
 #include "engine/interrupt.hpp"
 #include "engine/point_executor.hpp"
 #include "engine/runner.hpp"
+#include "engine/worker_planner.hpp"
 #include "engine/worker_process.hpp"
 #include "hetbench/error.hpp"
 #include "kernel/foreign/foreign.hpp"
@@ -77,7 +78,9 @@ bool context_lost(const std::string& message) {
 struct WorkerState {
   Experiment e;
   std::unique_ptr<tuning::TuningDb> db;
-  std::unique_ptr<Plan> plan;
+  std::unique_ptr<Plan> own_plan;
+  const Plan* plan = nullptr;        // own_plan, or one a planner owns (`owner`)
+  std::shared_ptr<void> owner;
   std::unique_ptr<PointInputs> inputs;
 };
 
@@ -85,13 +88,22 @@ void set_up(const nlohmann::json& m, WorkerState& st) {
   for (const auto& k : m.at("kernel_paths")) add_kernel_path(k.get<std::string>());
   if (m.contains("gemmbench")) load_foreign_kernels(m["gemmbench"].at("op").get<std::string>(), m["gemmbench"].at("path").get<std::string>());
   st.e.seed = m.at("seed").get<std::uint64_t>();
+  if (m.contains("plan")) {  // the parent's plan is not one of its runs (replay)
+    WorkerPlan wp = plan_in_worker(m["plan"]);
+    st.owner = std::move(wp.owner);
+    st.plan = wp.plan;
+    st.e.seed = wp.seed;
+    st.inputs = std::make_unique<PointInputs>(*st.plan, st.e.seed);
+    return;
+  }
   for (std::size_t i = 0; i < m.at("runs").size(); ++i) {
     st.e.runs.push_back(run_spec_from_json(m["runs"][i], fmt::format("worker runs[{}]", i)));
     st.e.runs.back().whole_domains = m.at("whole_domains").at(i).get<bool>();
   }
   const auto db_path = m.at("db").get<std::string>();
   if (!db_path.empty()) st.db = tuning::TuningDb::open_if_exists(db_path);
-  st.plan = std::make_unique<Plan>(plan_experiment(st.e, st.db.get()));
+  st.own_plan = std::make_unique<Plan>(plan_experiment(st.e, st.db.get()));
+  st.plan = st.own_plan.get();
   st.inputs = std::make_unique<PointInputs>(*st.plan, st.e.seed);
 }
 
