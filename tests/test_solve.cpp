@@ -2,6 +2,7 @@
 // mixed-precision refinement, and the bad-input cases of the CLI (docs/solvers.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -163,16 +164,29 @@ TEST(Solve, RefinementReachesDoubleWordAccuracy) {
       fill_random(b.data(), b.size(), seed, 21);
       auto ops = make_variant_ops(*dev, a, c.inner, {}, Preconditioner::Jacobi);
       auto res = host_dw_residual(a, c.outer);
-      RefineOptions o;
-      o.tol = c.tol;
-      o.inner.tol = c.inner == Precision::S ? 1e-4 : 1e-8;
-      const auto r = refine_solve(*ops, *res, b, o);
-      EXPECT_EQ(r.why, StopWhy::Converged) << r.detail;
-      EXPECT_GE(r.outer, 2);
-      const auto tr = refined_true_residual(*a, b, r.x, c.outer, c.tol);
-      EXPECT_TRUE(tr.within()) << tr.rel << " > " << tr.rel_bound;
-      // Beyond what the inner precision alone reaches.
-      EXPECT_LT(tr.rel, c.inner == Precision::S ? 1e-12 : 1e-20);
+      // A fixed inner reduction, and the per-step one (RefineOptions::inner_floor).
+      for (const bool adaptive : {false, true}) {
+        SCOPED_TRACE(adaptive ? "adaptive inner tolerance" : "fixed inner tolerance");
+        RefineOptions o;
+        o.tol = c.tol;
+        const double floor = c.inner == Precision::S ? 1e-4 : 1e-10;
+        if (adaptive)
+          o.inner_floor = floor;
+        else
+          o.inner.tol = c.inner == Precision::S ? 1e-4 : 1e-8;
+        const auto r = refine_solve(*ops, *res, b, o);
+        EXPECT_EQ(r.why, StopWhy::Converged) << r.detail;
+        EXPECT_GE(r.outer, 2);
+        ASSERT_EQ(r.inner_tols.size(), static_cast<std::size_t>(r.outer));
+        for (std::size_t k = 0; k < r.inner_tols.size(); ++k) {
+          const double want = adaptive ? std::clamp(c.tol / r.history[k], floor, 0.5) : o.inner.tol;
+          EXPECT_DOUBLE_EQ(r.inner_tols[k], want) << "step " << k;
+        }
+        const auto tr = refined_true_residual(*a, b, r.x, c.outer, c.tol);
+        EXPECT_TRUE(tr.within()) << tr.rel << " > " << tr.rel_bound;
+        // Beyond what the inner precision alone reaches.
+        EXPECT_LT(tr.rel, c.inner == Precision::S ? 1e-12 : 1e-20);
+      }
     }
 }
 

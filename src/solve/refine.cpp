@@ -1,6 +1,8 @@
 #include "solve/refine.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <type_traits>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -16,33 +18,40 @@ template <class W>
 class HostDwResidual final : public DwResidual {
  public:
   HostDwResidual(std::shared_ptr<const CsrMatrix> a, Precision p) : a_(std::move(a)), p_(p) {
-    hi_.resize(a_->values.size());
-    lo_.resize(a_->values.size());
-    for (std::size_t q = 0; q < a_->values.size(); ++q) {
-      const double v = a_->values[q];
-      hi_[q] = static_cast<W>(v);
-      lo_[q] = static_cast<W>(v - static_cast<double>(hi_[q]));
+    // DD: A's doubles are its hi words and every lo word is 0, so they are read in place
+    // (a copy of a large A cost more than the residuals). DF: split once, in parallel.
+    if constexpr (!kInPlace) {
+      const auto nnz = static_cast<std::int64_t>(a_->values.size());
+      hi_.resize(a_->values.size());
+      lo_.resize(a_->values.size());
+#pragma omp parallel for schedule(static)
+      for (std::int64_t q = 0; q < nnz; ++q) {
+        const double v = a_->values[q];
+        hi_[q] = static_cast<W>(v);
+        lo_[q] = static_cast<W>(v - static_cast<double>(hi_[q]));
+      }
     }
   }
   Precision precision() const override { return p_; }
 
-  DwVector residual(const std::vector<double>& b, const DwVector& x) override {
+  void residual(const std::vector<double>& b, const DwVector& x, DwVector& r) override {
     const CsrMatrix& a = *a_;
     const auto rows = static_cast<std::int64_t>(a.rows);
-    DwVector r{std::vector<double>(rows), std::vector<double>(rows)};
+    r.hi.resize(a.rows);
+    r.lo.resize(a.rows);
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows; ++i) {
       dw<W> acc = word(b[i]);
       for (auto q = a.rowptr[i]; q < a.rowptr[i + 1]; ++q) {
         const auto j = a.colidx[q];
         const dw<W> xj{static_cast<W>(x.hi[j]), static_cast<W>(x.lo[j])};
-        const dw<W> t = mul_accurate(dw<W>{hi_[q], lo_[q]}, xj);
+        const dw<W> aq = kInPlace ? dw<W>{static_cast<W>(a.values[q]), W(0)} : dw<W>{hi_[q], lo_[q]};
+        const dw<W> t = mul_accurate(aq, xj);
         acc = add_accurate(acc, dw<W>{-t.hi, -t.lo});
       }
       r.hi[i] = acc.hi;
       r.lo[i] = acc.lo;
     }
-    return r;
   }
 
   void update(DwVector& x, const std::vector<double>& d) override {
@@ -56,6 +65,7 @@ class HostDwResidual final : public DwResidual {
   }
 
  private:
+  static constexpr bool kInPlace = std::is_same_v<W, double>;
   std::shared_ptr<const CsrMatrix> a_;
   Precision p_;
   std::vector<W> hi_, lo_;
@@ -68,8 +78,10 @@ class HostDwResidual final : public DwResidual {
 };
 
 double norm(const DwVector& v) {
+  const auto n = static_cast<std::int64_t>(v.hi.size());
   long double s = 0;
-  for (std::size_t i = 0; i < v.hi.size(); ++i) {
+#pragma omp parallel for reduction(+ : s) schedule(static) if (n > 65536)
+  for (std::int64_t i = 0; i < n; ++i) {
     const long double e = static_cast<long double>(v.hi[i]) + v.lo[i];
     s += e * e;
   }
@@ -88,11 +100,15 @@ RefineResult refine_solve(SolverOps& ops, DwResidual& res, const std::vector<dou
   using clock = std::chrono::steady_clock;
   RefineResult out;
   const std::size_t n = b.size();
+  const auto rows = static_cast<std::int64_t>(n);
   out.x = {std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
   DwVector r{b, std::vector<double>(n, 0.0)};  // x₀ = 0: r₀ = b exactly
-  const double b_norm = norm(r) > 0 ? norm(r) : 1;
-  auto rhs = ops.vector(), d = ops.vector();
-  double last = norm(r) / b_norm;
+  // Host vectors of n allocated once: fresh ones each outer step cost their page faults.
+  std::vector<double> rs(n);
+  double r_norm = norm(r);
+  const double b_norm = r_norm > 0 ? r_norm : 1;
+  auto rhs = ops.vector();
+  double last = r_norm / b_norm;
   out.history.push_back(last);
   for (out.outer = 0;; ++out.outer) {
     if (last <= o.tol) {
@@ -102,12 +118,15 @@ RefineResult refine_solve(SolverOps& ops, DwResidual& res, const std::vector<dou
     if (out.outer == o.max_outer) break;
     // The correction equation in the inner precision: r scaled to norm 1 keeps S from
     // underflowing as the residual shrinks.
-    const double scale = norm(r);
-    std::vector<double> rs(n);
-    for (std::size_t i = 0; i < n; ++i) rs[i] = (r.hi[i] + r.lo[i]) / scale;
+    const double scale = r_norm;
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < rows; ++i) rs[static_cast<std::size_t>(i)] = (r.hi[i] + r.lo[i]) / scale;
     ops.upload(*rhs, rs);
-    ops.upload(*d, std::vector<double>(n, 0.0));
-    const auto in = krylov_solve(ops, *rhs, *d, o.inner);
+    auto d = ops.vector();  // zeroed on the device
+    KrylovOptions inner = o.inner;
+    if (o.inner_floor > 0) inner.tol = std::clamp(o.tol / last, o.inner_floor, 0.5);
+    out.inner_tols.push_back(inner.tol);
+    const auto in = krylov_solve(ops, *rhs, *d, inner);
     out.inner_iterations += in.iterations;
     out.inner_history.insert(out.inner_history.end(), in.history.begin(), in.history.end());
     if (in.why == StopWhy::Breakdown) {
@@ -116,12 +135,14 @@ RefineResult refine_solve(SolverOps& ops, DwResidual& res, const std::vector<dou
       break;
     }
     auto dv = ops.download(*d);
-    for (auto& v : dv) v *= scale;
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < rows; ++i) dv[static_cast<std::size_t>(i)] *= scale;
     const auto t0 = clock::now();
     res.update(out.x, dv);
-    r = res.residual(b, out.x);
+    res.residual(b, out.x, r);
     out.residual_s += std::chrono::duration<double>(clock::now() - t0).count();
-    const double now = norm(r) / b_norm;
+    r_norm = norm(r);
+    const double now = r_norm / b_norm;
     out.history.push_back(now);
     // Refinement converges linearly; a step that does not halve the residual will not
     // reach the tolerance (the inner precision cannot resolve the correction any more).

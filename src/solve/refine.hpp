@@ -23,18 +23,24 @@ class DwResidual {
  public:
   virtual ~DwResidual() = default;
   virtual Precision precision() const = 0;  // DF or DD
-  // r = b − A·x, each row's sum in the double-word precision; r rounded to words.
-  virtual DwVector residual(const std::vector<double>& b, const DwVector& x) = 0;
+  // r = b − A·x, each row's sum in the double-word precision; r rounded to words. `r` is
+  // resized to A's rows and overwritten (its storage reused from step to step).
+  virtual void residual(const std::vector<double>& b, const DwVector& x, DwVector& r) = 0;
   // x += d, in the double-word precision.
   virtual void update(DwVector& x, const std::vector<double>& d) = 0;
 };
-// On the host (OpenMP over rows), A's values rounded to the precision (DF: hi + lo floats).
+// On the host (OpenMP over rows), A's values rounded to the precision (DF: hi + lo floats;
+// DD: A's doubles read in place, their lo words 0).
 std::unique_ptr<DwResidual> host_dw_residual(std::shared_ptr<const CsrMatrix> a, Precision p);
 
 struct RefineOptions {
   double tol = 1e-13;       // outer: ||b − A·x|| <= tol·||b||, the residual computed in DF/DD
   int max_outer = 30;
   KrylovOptions inner;      // its tol is the inner solve's relative reduction
+  // Above 0: each inner solve's reduction is chosen per step, clamp(tol / ||r_k||/||b||,
+  // inner_floor, 0.5): no more than the outer tolerance still needs, and no less than the
+  // inner precision resolves (inner.tol is then unused). 0: inner.tol every step.
+  double inner_floor = 0;
 };
 
 struct RefineResult {
@@ -45,6 +51,7 @@ struct RefineResult {
   std::vector<double> history;        // outer: ||r_k||/||b|| as computed in DF/DD
   std::vector<double> inner_history;  // every inner iteration's relative residual, in order
   double residual_s = 0;              // wall time of the residuals and updates
+  std::vector<double> inner_tols;     // each inner solve's reduction
   DwVector x;
 };
 

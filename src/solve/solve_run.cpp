@@ -97,7 +97,13 @@ Outcome solve_once(SolverOps& ops, const CsrMatrix& a, const std::vector<double>
       RefineOptions ro;
       ro.tol = s.krylov.tol;
       ro.inner = s.krylov;
-      ro.inner.tol = s.inner_tol > 0 ? s.inner_tol : (ops.precision() == Precision::S ? 1e-4 : 1e-7);
+      // Without --inner-tol each step asks for what the outer tolerance still needs, down
+      // to what the inner precision resolves (refine.hpp): one inner solve to 1e-10 in D
+      // and a short correction, instead of fixed 1e-7 steps that restart the Krylov space.
+      if (s.inner_tol > 0)
+        ro.inner.tol = s.inner_tol;
+      else
+        ro.inner_floor = ops.precision() == Precision::S ? 1e-4 : 1e-10;
       auto rr = refine_solve(ops, *res, b, ro);
       const double wall = std::chrono::duration<double>(clock_type::now() - t0).count();
       why = rr.why;
@@ -105,7 +111,9 @@ Outcome solve_once(SolverOps& ops, const CsrMatrix& a, const std::vector<double>
       iterations = rr.inner_iterations;
       x = rr.x;
       r["outer_iterations"] = rr.outer;
-      r["inner_tol"] = ro.inner.tol;
+      r["inner_tol"] = ro.inner_floor > 0 ? nlohmann::json("adaptive") : nlohmann::json(ro.inner.tol);
+      if (ro.inner_floor > 0) r["inner_tol_floor"] = ro.inner_floor;
+      r["inner_tols"] = rr.inner_tols;
       r["outer_history"] = rr.history;
       r["residual_history"] = thinned(rr.inner_history);
       r["refine_residual_seconds"] = rr.residual_s;

@@ -23,7 +23,7 @@ struct SolveSpec {
   Preconditioner precond = Preconditioner::Jacobi;
   SolverVariants variants;
   std::optional<Precision> refine;     // DF or DD: iterative refinement
-  double inner_tol = 0;                // refinement's inner reduction; 0: 1e-4 (S) or 1e-7 (D)
+  double inner_tol = 0;                // refinement's inner reduction; 0: per step (RefineOptions::inner_floor)
   std::string baseline;                // "", "eigen" (host), "vendor" (cuSPARSE + cuBLAS on CUDA)
   std::uint64_t seed = 0;
   std::string out_root = "hetbench-results", name = "solve", command_line;
