@@ -98,7 +98,9 @@ std::unique_ptr<DwResidual> host_dw_residual(std::shared_ptr<const CsrMatrix> a,
 
 RefineResult refine_solve(SolverOps& ops, DwResidual& res, const std::vector<double>& b, const RefineOptions& o) {
   using clock = std::chrono::steady_clock;
+  auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
   RefineResult out;
+  auto t = clock::now();
   const std::size_t n = b.size();
   const auto rows = static_cast<std::int64_t>(n);
   out.x = {std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
@@ -107,7 +109,10 @@ RefineResult refine_solve(SolverOps& ops, DwResidual& res, const std::vector<dou
   std::vector<double> rs(n);
   double r_norm = norm(r);
   const double b_norm = r_norm > 0 ? r_norm : 1;
+  out.host_s += since(t);
+  t = clock::now();
   auto rhs = ops.vector();
+  out.transfer_s += since(t);
   double last = r_norm / b_norm;
   out.history.push_back(last);
   for (out.outer = 0;; ++out.outer) {
@@ -119,14 +124,22 @@ RefineResult refine_solve(SolverOps& ops, DwResidual& res, const std::vector<dou
     // The correction equation in the inner precision: r scaled to norm 1 keeps S from
     // underflowing as the residual shrinks.
     const double scale = r_norm;
+    t = clock::now();
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows; ++i) rs[static_cast<std::size_t>(i)] = (r.hi[i] + r.lo[i]) / scale;
+    out.host_s += since(t);
+    t = clock::now();
     ops.upload(*rhs, rs);
     auto d = ops.vector();  // zeroed on the device
+    ops.finish();
+    out.transfer_s += since(t);
     KrylovOptions inner = o.inner;
     if (o.inner_floor > 0) inner.tol = std::clamp(o.tol / last, o.inner_floor, 0.5);
     out.inner_tols.push_back(inner.tol);
+    t = clock::now();
     const auto in = krylov_solve(ops, *rhs, *d, inner);
+    ops.finish();
+    out.inner_s += since(t);
     out.inner_iterations += in.iterations;
     out.inner_history.insert(out.inner_history.end(), in.history.begin(), in.history.end());
     if (in.why == StopWhy::Breakdown) {
@@ -134,14 +147,20 @@ RefineResult refine_solve(SolverOps& ops, DwResidual& res, const std::vector<dou
       out.detail = fmt::format("inner solve {}: {}", out.outer + 1, in.detail);
       break;
     }
+    t = clock::now();
     auto dv = ops.download(*d);
+    out.transfer_s += since(t);
+    t = clock::now();
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows; ++i) dv[static_cast<std::size_t>(i)] *= scale;
-    const auto t0 = clock::now();
+    out.host_s += since(t);
+    t = clock::now();
     res.update(out.x, dv);
     res.residual(b, out.x, r);
-    out.residual_s += std::chrono::duration<double>(clock::now() - t0).count();
+    out.residual_s += since(t);
+    t = clock::now();
     r_norm = norm(r);
+    out.host_s += since(t);
     const double now = r_norm / b_norm;
     out.history.push_back(now);
     // Refinement converges linearly; a step that does not halve the residual will not

@@ -51,6 +51,10 @@ struct RefineResult {
   std::vector<double> history;        // outer: ||r_k||/||b|| as computed in DF/DD
   std::vector<double> inner_history;  // every inner iteration's relative residual, in order
   double residual_s = 0;              // wall time of the residuals and updates
+  // The rest of the wall time, split: the inner solves (krylov_solve), the transfers
+  // (right-hand side up, correction down, the correction's vector), and the host's
+  // norms and scaling.
+  double inner_s = 0, transfer_s = 0, host_s = 0;
   std::vector<double> inner_tols;     // each inner solve's reduction
   DwVector x;
 };
