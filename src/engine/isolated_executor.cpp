@@ -168,6 +168,8 @@ PointRecord IsolatedExecutor::measure(int index, const PlannedPoint& p) {
   const std::string device = plan_.runs[p.run].devices[p.device]->id();
   std::vector<nlohmann::json> done;
   for (int e = 0; e < executions; ++e) {
+    // After Ctrl-C no further process is started: the executions done are the point.
+    if (e > 0 && interrupted()) break;
     PointRecord rec = measure_once(index, p);
     // The worker ends with its execution: the next one starts a process of its own.
     if (auto& s = slots_[device]; s.worker) {
@@ -177,7 +179,11 @@ PointRecord IsolatedExecutor::measure(int index, const PlannedPoint& p) {
     if (rec.status != PointStatus::ok) return rec;  // a failure or fault stands for the point
     done.push_back(to_json(rec));
   }
-  return record_from_json(index, merge_executions(done));
+  try {
+    return record_from_json(index, merge_executions(done));
+  } catch (const Error& ex) {  // an execution without samples (interrupted before its first)
+    return planned_record(index, p, PointStatus::error, ex.what());
+  }
 }
 
 }  // namespace hetbench

@@ -77,14 +77,25 @@ class HostDwResidual final : public DwResidual {
   }
 };
 
+// In parallel by fixed blocks whose partial sums are added in order: the same value
+// whatever the thread count, and no OpenMP reduction on long double (clang lowers that
+// to 16-byte atomics, which need libatomic).
 double norm(const DwVector& v) {
+  constexpr std::int64_t kBlock = 1 << 16;
   const auto n = static_cast<std::int64_t>(v.hi.size());
-  long double s = 0;
-#pragma omp parallel for reduction(+ : s) schedule(static) if (n > 65536)
-  for (std::int64_t i = 0; i < n; ++i) {
-    const long double e = static_cast<long double>(v.hi[i]) + v.lo[i];
-    s += e * e;
+  const std::int64_t blocks = (n + kBlock - 1) / kBlock;
+  std::vector<long double> part(static_cast<std::size_t>(blocks));
+#pragma omp parallel for schedule(static) if (blocks > 1)
+  for (std::int64_t k = 0; k < blocks; ++k) {
+    long double s = 0;
+    for (std::int64_t i = k * kBlock; i < std::min(n, (k + 1) * kBlock); ++i) {
+      const long double e = static_cast<long double>(v.hi[i]) + v.lo[i];
+      s += e * e;
+    }
+    part[static_cast<std::size_t>(k)] = s;
   }
+  long double s = 0;
+  for (const long double p : part) s += p;
   return static_cast<double>(std::sqrt(s));
 }
 
