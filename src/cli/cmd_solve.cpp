@@ -25,7 +25,9 @@ Command add_solve(CLI::App& app, const std::string& command_line) {
   sub->add_option("--precision", o->precision, "S or D: the Krylov solve's (the inner solve's with --refine)")
       ->capture_default_str();
   sub->add_option("--refine", o->refine, "DF or DD: iterative refinement, residuals and updates in double words");
-  sub->add_option("--inner-tol", o->s.inner_tol, "--refine: each inner solve's reduction (default: per step, what the outer tolerance still needs, at least 1e-4 in S, 1e-10 in D)");
+  sub->add_option("--inner-tol", o->s.inner_tol,
+                  "--refine: each inner solve's reduction (default: per step, what the outer tolerance still needs, "
+                  "at least 1e-4 in S, 1e-10 in D)");
   sub->add_option("--tol", o->s.krylov.tol, "stop at ||r|| <= tol ||b||")->capture_default_str();
   sub->add_option("--max-iter", o->s.krylov.max_iter, "iterations (GMRES: inner steps over all restarts)")
       ->capture_default_str();

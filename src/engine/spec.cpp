@@ -164,7 +164,7 @@ RunSpec run_spec_from_json(const nlohmann::json& j, const std::string& where) {
     if (j.contains(k)) *v = number_value(j[k], where, k);
   using I = std::pair<const char*, int*>;
   for (auto [k, v] : {I{"min_samples", &r.min_samples}, I{"max_samples", &r.max_samples}, I{"rounds", &r.rounds},
-                            I{"executions", &r.executions}})
+                      I{"executions", &r.executions}})
     if (j.contains(k)) *v = int_value(j[k], where, k);
   using B = std::pair<const char*, bool*>;
   for (auto [k, v] : {B{"include_transfers", &r.include_transfers}, B{"energy", &r.energy}})

@@ -71,7 +71,8 @@ class NbodyOp final : public Op {
       prob->body = place_records<T>(*prob, nbody_fields(), n, seed, {"m"});  // masses are positive
       return 0;
     });
-    prob->checked = sample_indices(n, static_cast<double>(n) * static_cast<double>(n) <= kNbodyFullCheck ? n : kNbodySample, seed, 98);
+    const bool full = static_cast<double>(n) * static_cast<double>(n) <= kNbodyFullCheck;
+    prob->checked = sample_indices(n, full ? n : kNbodySample, seed, 98);
     prob->scalars.push_back({"eps2", false, kEps2});
     prob->scalars.push_back({"n", true, static_cast<double>(n)});
     prob->flops = 20.0 * static_cast<double>(n) * static_cast<double>(n);
@@ -128,7 +129,10 @@ class NbodyOp final : public Op {
             const long double r = ref[3 * c + k % 3];
             return ElementError{ElementError::ok, std::fabs(static_cast<long double>(o) - r), r};
           },
-          [&](std::size_t k) { return slot[k / 3] < 0 ? 0.0L : g * static_cast<long double>(mag[3 * slot[k / 3] + k % 3]); });
+          [&](std::size_t k) {
+            const std::ptrdiff_t c = slot[k / 3];
+            return c < 0 ? 0.0L : g * static_cast<long double>(mag[3 * c + k % 3]);
+          });
       v.checked = 3 * nc;
       v.bound = "gamma_{n+26} * sum_j |m_j d_ij / (r_ij^2 + eps^2)^(3/2)| per component (26: one term's roundings, rsqrt 2 ulp)";
       if (nc < n) v.note = fmt::format("checked a seeded sample of {} of {} bodies (n^2 > 2^30)", nc, n);

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <type_traits>
 #include <cmath>
+#include <type_traits>
 
 #include <fmt/format.h>
 
