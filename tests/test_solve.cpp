@@ -163,10 +163,17 @@ TEST(Solve, RefinementReachesDoubleWordAccuracy) {
       std::vector<double> b(static_cast<std::size_t>(a->rows));
       fill_random(b.data(), b.size(), seed, 21);
       auto ops = make_variant_ops(*dev, a, c.inner, {}, Preconditioner::Jacobi);
-      auto res = host_dw_residual(a, c.outer);
-      // A fixed inner reduction, and the per-step one (RefineOptions::inner_floor).
-      for (const bool adaptive : {false, true}) {
-        SCOPED_TRACE(adaptive ? "adaptive inner tolerance" : "fixed inner tolerance");
+      // The double words on the host, and on the device where it has them (make_dw_residual's
+      // choice); each with a fixed inner reduction and the per-step one (inner_floor).
+      std::vector<std::unique_ptr<DwResidual>> places;
+      places.push_back(host_dw_residual(a, c.outer, *ops, b));
+      if (ops->device() && ops->device()->info().fp64) places.push_back(make_dw_residual(a, c.outer, *ops, b));
+      if (dev->info().backend != BackendKind::Host) EXPECT_EQ(places.size(), 2U) << "PoCL and CUDA have binary64";
+      for (std::size_t k = 0; k < places.size() * 2; ++k) {
+        const bool adaptive = k % 2;
+        auto res = k < 2 ? host_dw_residual(a, c.outer, *ops, b) : make_dw_residual(a, c.outer, *ops, b);
+        SCOPED_TRACE(fmt::format("{} inner tolerance, double words on the {}", adaptive ? "adaptive" : "fixed",
+                                 res->where()));
         RefineOptions o;
         o.tol = c.tol;
         const double floor = c.inner == Precision::S ? 1e-4 : 1e-10;
@@ -174,20 +181,67 @@ TEST(Solve, RefinementReachesDoubleWordAccuracy) {
           o.inner_floor = floor;
         else
           o.inner.tol = c.inner == Precision::S ? 1e-4 : 1e-8;
-        const auto r = refine_solve(*ops, *res, b, o);
+        const auto r = refine_solve(*ops, *res, o);
         EXPECT_EQ(r.why, StopWhy::Converged) << r.detail;
         EXPECT_GE(r.outer, 2);
         ASSERT_EQ(r.inner_tols.size(), static_cast<std::size_t>(r.outer));
-        for (std::size_t k = 0; k < r.inner_tols.size(); ++k) {
-          const double want = adaptive ? std::clamp(c.tol / r.history[k], floor, 0.5) : o.inner.tol;
-          EXPECT_DOUBLE_EQ(r.inner_tols[k], want) << "step " << k;
+        for (std::size_t s = 0; s < r.inner_tols.size(); ++s) {
+          const double want = adaptive ? std::clamp(c.tol / r.history[s], floor, 0.5) : o.inner.tol;
+          EXPECT_DOUBLE_EQ(r.inner_tols[s], want) << "step " << s;
         }
-        const auto tr = refined_true_residual(*a, b, r.x, c.outer, c.tol);
+        const auto tr = refined_true_residual(*a, b, res->solution(), c.outer, c.tol);
         EXPECT_TRUE(tr.within()) << tr.rel << " > " << tr.rel_bound;
         // Beyond what the inner precision alone reaches.
         EXPECT_LT(tr.rel, c.inner == Precision::S ? 1e-12 : 1e-20);
       }
     }
+}
+
+// The device's residual, update and right-hand side do the host's operations in the
+// host's order (kernels/portable/solve/dw_refine.k): the same words bit for bit, after a
+// few updates with random corrections, on a matrix with random values of every sign.
+// x is compared whole; r through the right-hand side (DD's lo words vanish there, as
+// they do in the refinement itself: hi + lo rounds to hi).
+TEST(Solve, DeviceDoubleWordsEqualTheHostsBitForBit) {
+  const auto seed = fresh_seed();
+  const auto a = std::make_shared<const CsrMatrix>(dominant(1037, 5, seed, false));  // 1037: no multiple of a WG
+  std::vector<double> b(static_cast<std::size_t>(a->rows));
+  fill_random(b.data(), b.size(), seed, 21);
+  int compared = 0;
+  for (const auto& dev : test::solve_devices())
+    // D inner with DF words: the right-hand side in double shows all 48 bits of r.
+    for (const auto& [inner, outer] : {std::pair{Precision::S, Precision::DF}, std::pair{Precision::D, Precision::DF},
+                                       std::pair{Precision::D, Precision::DD}}) {
+      if (!dev->info().fp64 || dev->info().backend == BackendKind::Host) continue;
+      SCOPED_TRACE(fmt::format("{} inner, {} words on {}, seed {}", name(inner), name(outer), dev->id(), seed));
+      auto ops = make_variant_ops(*dev, a, inner, {}, Preconditioner::None);
+      auto host = host_dw_residual(a, outer, *ops, b);
+      auto device = make_dw_residual(a, outer, *ops, b);
+      ASSERT_STREQ(device->where(), "device");
+      auto rhs_h = ops->vector(), rhs_d = ops->vector(), d = ops->vector();
+      for (int step = 0; step < 3; ++step) {
+        const double nh = host->residual(), nd = device->residual();
+        EXPECT_NEAR(nd, nh, 1e-13 * nh) << "step " << step;
+        // The next right-hand side, poisoned first, in the inner precision.
+        ops->upload(*rhs_d, std::vector<double>(b.size(), std::nan("")));
+        host->right_hand_side(nh, *rhs_h);
+        device->right_hand_side(nh, *rhs_d);
+        EXPECT_EQ(ops->download(*rhs_h), ops->download(*rhs_d)) << "step " << step;
+        // A random correction of a scale that leaves lo words in play.
+        std::vector<double> corr(b.size());
+        fill_random(corr.data(), corr.size(), seed, 30 + step);
+        ops->upload(*d, corr);
+        const double scale = std::ldexp(1.0, -20 * step) / 3;
+        host->update(*d, scale);
+        device->update(*d, scale);
+      }
+      const auto xh = host->solution(), xd = device->solution();
+      EXPECT_EQ(xh.hi, xd.hi);
+      EXPECT_EQ(xh.lo, xd.lo);
+      EXPECT_TRUE(std::any_of(xd.lo.begin(), xd.lo.end(), [](double v) { return v != 0; }));
+      ++compared;
+    }
+  EXPECT_GE(compared, 3) << "PoCL has binary64: every pair compared there";
 }
 
 TEST(Solve, JacobiRefusesAZeroDiagonal) {

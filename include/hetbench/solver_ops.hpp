@@ -72,6 +72,12 @@ class SolverOps {
   virtual void upload(SolverVector& v, const std::vector<double>& host) = 0;
   virtual std::vector<double> download(SolverVector& v) = 0;
   virtual void copy(SolverVector& src, SolverVector& dst) = 0;
+  // The device and the buffer that hold a vector, for an implementation that keeps each
+  // vector in one buffer of one device (its rows() elements of the precision first); null
+  // otherwise. The refinement's double-word kernels read and write the inner solve's
+  // vectors there (src/solve/device_dw_residual.cpp).
+  virtual Device* device() { return nullptr; }
+  virtual Buffer* buffer(SolverVector&) { return nullptr; }
 
   // y = A·x (y distinct from x).
   virtual void apply(SolverVector& x, SolverVector& y) = 0;

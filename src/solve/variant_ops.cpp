@@ -135,6 +135,9 @@ class VariantOps final : public SolverOps {
     buf(v).download(raw.data());
     return from_precision(raw, n_);
   }
+  // The host device's buffers are host memory, where the host's loops serve better.
+  Device* device() override { return dev_.info().backend == BackendKind::Host ? nullptr : &dev_; }
+  Buffer* buffer(SolverVector& v) override { return &buf(v); }
   void copy(SolverVector& src, SolverVector& dst) override {
     timed(SolverKernel::Axpy, [&] { buf(dst).copy_from(buf(src)); });
   }
