@@ -1,5 +1,6 @@
 // `store query`: the filters as SQL both databases run (a device name and op hit the
 // points_by_device_name index), sizes matched on the stored "k=v;k=v" text.
+#include <charconv>
 #include <cstdlib>
 #include <regex>
 #include <unordered_map>
@@ -30,15 +31,16 @@ SizeTest parse_size(const std::string& s) {
   return t;
 }
 
-bool sizes_hold(const std::string& sizes, const std::vector<SizeTest>& tests) {
+bool sizes_hold(std::string_view sizes, const std::vector<SizeTest>& tests) {
   for (const auto& t : tests) {
     const auto key = t.axis + "=";
     std::size_t at = 0;
     bool ok = false;
     while ((at = sizes.find(key, at)) != std::string::npos) {
       if (at == 0 || sizes[at - 1] == ';') {
-        const double v = std::strtod(sizes.c_str() + at + key.size(), nullptr);
-        ok = v >= t.lo && v <= t.hi;
+        double v = 0;
+        const auto [end, ec] = std::from_chars(sizes.data() + at + key.size(), sizes.data() + sizes.size(), v);
+        ok = ec == std::errc() && v >= t.lo && v <= t.hi;
         break;
       }
       at += key.size();
@@ -118,31 +120,31 @@ void Store::query(const Filter& f, const std::function<void(const QueryRow&)>& r
       "SELECT p.experiment_id, p.point, p.op, p.variant, p.variant_id, p.backend, p.device, p.device_name, "
       "p.precision, p.sizes, p.params, p.status, p.time, p.median_s, p.gflops, p.gbs FROM points p" +
       where + " ORDER BY p.experiment_id, p.point";
-  QueryRow r;  // reused: assign() keeps each field's capacity, so rows allocate nothing
+  QueryRow r;
   std::int64_t host_of = -1;
   db_->query(sql, params, [&](const Cells& c) {
-    r.p.sizes.assign(c.text(9));
-    if (!sizes.empty() && !sizes_hold(r.p.sizes, sizes)) return;
+    r.sizes = c.text(9);
+    if (!sizes.empty() && !sizes_hold(r.sizes, sizes)) return;
     r.experiment = c.integer(0);
     if (r.experiment != host_of) {  // rows come by experiment: one lookup per experiment
       const auto h = hosts.find(r.experiment);
-      r.host.assign(h == hosts.end() ? std::string() : h->second);
+      r.host = h == hosts.end() ? std::string_view() : std::string_view(h->second);
       host_of = r.experiment;
     }
-    r.p.point = static_cast<int>(c.integer(1));
-    r.p.op.assign(c.text(2));
-    r.p.variant.assign(c.text(3));
-    r.p.variant_id.assign(c.text(4));
-    r.p.backend.assign(c.text(5));
-    r.p.device.assign(c.text(6));
-    r.p.device_name.assign(c.text(7));
-    r.p.precision.assign(c.text(8));
-    r.p.params.assign(c.text(10));
-    r.p.status.assign(c.text(11));
-    r.p.time.assign(c.text(12));
-    r.p.median_s = c.real(13);
-    r.p.gflops = c.real(14);
-    r.p.gbs = c.real(15);
+    r.point = static_cast<int>(c.integer(1));
+    r.op = c.text(2);
+    r.variant = c.text(3);
+    r.variant_id = c.text(4);
+    r.backend = c.text(5);
+    r.device = c.text(6);
+    r.device_name = c.text(7);
+    r.precision = c.text(8);
+    r.params = c.text(10);
+    r.status = c.text(11);
+    r.time = c.text(12);
+    r.median_s = c.real(13);
+    r.gflops = c.real(14);
+    r.gbs = c.real(15);
     row(r);
   });
 }

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -79,6 +80,17 @@ class StoreTest : public testing::TestWithParam<std::string> {
   std::uint64_t seed = fresh_seed();
   const Machine a{"alpha", {{"cuda:0", "NVIDIA H200"}, {"opencl:0:0", "pthread-AMD EPYC"}}};
   const Machine b{"beta", {{"cuda:0", "NVIDIA A100"}, {"host", "AMD EPYC 7763"}}};
+};
+
+// What a test keeps of a query's row: QueryRow's views end with the callback.
+struct KeptRow {
+  std::int64_t experiment = 0;
+  int point = 0;
+  std::string host, precision, sizes;
+  std::optional<double> gflops, median_s;
+  explicit KeptRow(const store::QueryRow& r)
+      : experiment(r.experiment), point(r.point), host(r.host), precision(r.precision), sizes(r.sizes),
+        gflops(r.gflops), median_s(r.median_s) {}
 };
 
 }  // namespace hetbench::test

@@ -13,9 +13,9 @@ using store::Store;
 
 namespace {
 
-std::vector<store::QueryRow> run_query(Store& s, const store::Filter& f) {
-  std::vector<store::QueryRow> out;
-  s.query(f, [&](const store::QueryRow& r) { out.push_back(r); });
+std::vector<KeptRow> run_query(Store& s, const store::Filter& f) {
+  std::vector<KeptRow> out;
+  s.query(f, [&](const store::QueryRow& r) { out.emplace_back(r); });
   return out;
 }
 
@@ -52,10 +52,10 @@ TEST_P(StoreTest, AddsAnExperimentOnceAndQueriesMatchTheRecords) {
   for (std::size_t i = 0; i < got.size(); ++i) {
     EXPECT_EQ(got[i].experiment, ids[0]);
     EXPECT_EQ(got[i].host, "alpha");
-    EXPECT_EQ(got[i].p.point, want[i]["point"].get<int>());
-    EXPECT_EQ(got[i].p.precision, want[i]["precision"].get<std::string>());
-    EXPECT_DOUBLE_EQ(*got[i].p.gflops, want[i]["gflops"].get<double>());
-    EXPECT_DOUBLE_EQ(*got[i].p.median_s, want[i]["timing"]["seconds"]["median"].get<double>());
+    EXPECT_EQ(got[i].point, want[i]["point"].get<int>());
+    EXPECT_EQ(got[i].precision, want[i]["precision"].get<std::string>());
+    EXPECT_DOUBLE_EQ(*got[i].gflops, want[i]["gflops"].get<double>());
+    EXPECT_DOUBLE_EQ(*got[i].median_s, want[i]["timing"]["seconds"]["median"].get<double>());
   }
   // The device id matches too (cuda:0 is on both machines).
   f.device = "cuda:0";

@@ -1,6 +1,9 @@
 // `hetbench store` as users run it, on both backends, and the Python reader (Debian's
 // /usr/bin/python3 with pandas; psycopg2 for PostgreSQL) on a store the test filled.
+#include <cstdlib>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <fmt/ranges.h>
 
@@ -41,6 +44,26 @@ TEST_P(StoreTest, CommandsAddQueryExportImportGet) {
   ASSERT_EQ(j.size(), gemm_h200);
   EXPECT_EQ(j[0]["host"], "alpha");
   EXPECT_EQ(j[0]["op"], "gemm");
+  // CSV's numbers read back as the stored doubles, as JSON's do: the first row's median.
+  {
+    const auto csv_out = tmp.path() / "q.csv";
+    ASSERT_EQ(std::system((std::string(HETBENCH_BINARY) + " store query" + st +
+                           " --op gemm --device 'NVIDIA H200' --format csv > " + csv_out.string() + " 2>/dev/null")
+                              .c_str()),
+              0);
+    const auto text = file_text(csv_out);
+    const auto row = text.substr(text.find('\n') + 1, text.find('\n', text.find('\n') + 1) - text.find('\n') - 1);
+    std::vector<std::string> cells;
+    for (std::size_t at = 0;;) {
+      const auto comma = row.find(',', at);
+      cells.push_back(row.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+      if (comma == std::string::npos) break;
+      at = comma + 1;
+    }
+    ASSERT_EQ(cells.size(), 17U) << row;
+    ASSERT_FALSE(j[0]["median_s"].is_null());
+    EXPECT_EQ(std::strtod(cells[14].c_str(), nullptr), j[0]["median_s"].get<double>()) << row;
+  }
   r = run_hetbench("store query" + st + " --op gemm --format table");
   EXPECT_NE(r.output.find("median_s"), std::string::npos);
   r = run_hetbench("store list" + st);
@@ -95,14 +118,14 @@ TEST_P(StoreTest, PythonReadsTheStoreAsADataFrame) {
   f.op = "gemm";
   f.precision = "S";
   f.sizes = {"m=128..1024"};
-  std::vector<store::QueryRow> want;
-  s.query(f, [&](const store::QueryRow& r) { want.push_back(r); });
+  std::vector<KeptRow> want;
+  s.query(f, [&](const store::QueryRow& r) { want.emplace_back(r); });
   ASSERT_GT(want.size(), 3u);
   double sum = 0;
   std::set<int> ms;
   for (const auto& r : want) {
-    sum += *r.p.gflops;
-    ms.insert(std::atoi(r.p.sizes.substr(r.p.sizes.find("m=") + 2).c_str()));
+    sum += *r.gflops;
+    ms.insert(std::atoi(r.sizes.substr(r.sizes.find("m=") + 2).c_str()));
   }
   const auto script = tmp.path() / "read.py";
   write_text(script, fmt::format(R"(import sys
