@@ -169,7 +169,10 @@ TEST(Transfer, SizeAboveLargestAllocationIsBadInput) {
                                     env);
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find(n), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("largest allocation"), std::string::npos) << r.output;
+  // (NVIDIA's OpenCL on an H200 allows 35 GB at once: five copies exceed a 128 GB host.)
+  const bool device_says = r.output.find("largest allocation") != std::string::npos;
+  const bool host_says = r.output.find("copies of it in host memory") != std::string::npos;
+  EXPECT_TRUE(device_says || host_says) << r.output;
 }
 
 // PCIe 5.0 x16: 32 GT/s x 16 x 128/130 / 8 = 63.015 GB/s encoded, x 0.9 = 56.71 GB/s.

@@ -138,14 +138,34 @@ class SolverOps {
 
 struct CsrMatrix;
 
+// The preconditioners of `hetbench solve --precond`: none, Jacobi (diag(A)^-1, on every
+// device), and ILU(0), the incomplete LU factorisation without fill, from a vendor library
+// where one provides it (CUDA: cuSPARSE's csrilu02 and SpSV triangular solves).
+enum class Preconditioner { None, Jacobi, Ilu0 };
+const char* to_string(Preconditioner m);
+Preconditioner parse_preconditioner(const std::string& s);  // throws Error naming the value
+
 // Operators made from a vendor library rather than hetbench's kernels (the baseline of
 // `hetbench solve --baseline vendor`: cuSPARSE SpMV with cuBLAS dot and axpy on CUDA).
-// A backend registers its factory from its own source file; `jacobi` asks for the
-// diagonal preconditioner.
+// A backend registers its factory from its own source file.
 using VendorSolverFactory =
-    std::function<std::unique_ptr<SolverOps>(Device&, std::shared_ptr<const CsrMatrix>, Precision, bool jacobi)>;
+    std::function<std::unique_ptr<SolverOps>(Device&, std::shared_ptr<const CsrMatrix>, Precision, Preconditioner)>;
 void register_vendor_solver_ops(BackendKind backend, VendorSolverFactory make);
 // Empty when the backend registered none.
 VendorSolverFactory vendor_solver_ops(BackendKind backend);
+
+// ILU(0) of A factored once by a vendor library, applied as z = U^-1·L^-1·r on device
+// buffers of the precision (S or D) with rows(A) elements.
+class VendorIlu0 {
+ public:
+  virtual ~VendorIlu0() = default;
+  virtual void apply(Buffer& r, Buffer& z) = 0;
+  virtual std::string name() const = 0;  // what implements it, for the record
+};
+// Throws Error for a matrix the factorisation breaks down on (a zero pivot, naming its row).
+using VendorIlu0Factory = std::function<std::unique_ptr<VendorIlu0>(Device&, const CsrMatrix&, Precision)>;
+void register_vendor_ilu0(BackendKind backend, VendorIlu0Factory make);
+// Throws Error naming the device when its backend registered none.
+std::unique_ptr<VendorIlu0> make_vendor_ilu0(Device& dev, const CsrMatrix& a, Precision p);
 
 }  // namespace hetbench

@@ -4,6 +4,8 @@
 #include <map>
 #include <mutex>
 
+#include <fmt/format.h>
+
 #include "hetbench/error.hpp"
 
 namespace hetbench {
@@ -93,6 +95,43 @@ VendorSolverFactory vendor_solver_ops(BackendKind backend) {
   std::lock_guard lock(mu);
   auto it = factories().find(backend);
   return it == factories().end() ? VendorSolverFactory{} : it->second;
+}
+
+namespace {
+std::map<BackendKind, VendorIlu0Factory>& ilu0_factories() {
+  static std::map<BackendKind, VendorIlu0Factory> f;
+  return f;
+}
+}  // namespace
+
+void register_vendor_ilu0(BackendKind backend, VendorIlu0Factory make) {
+  std::lock_guard lock(mu);
+  ilu0_factories()[backend] = std::move(make);
+}
+
+std::unique_ptr<VendorIlu0> make_vendor_ilu0(Device& dev, const CsrMatrix& a, Precision p) {
+  VendorIlu0Factory make;
+  {
+    std::lock_guard lock(mu);
+    const auto it = ilu0_factories().find(dev.info().backend);
+    if (it != ilu0_factories().end()) make = it->second;
+  }
+  if (!make)
+    throw Error(fmt::format("--precond ilu0 comes from a vendor library (cuSPARSE, on CUDA devices); {} has none: "
+                            "use jacobi or none there",
+                            dev.id()));
+  return make(dev, a, p);
+}
+
+const char* to_string(Preconditioner m) {
+  constexpr const char* names[] = {"none", "jacobi", "ilu0"};
+  return names[static_cast<int>(m)];
+}
+
+Preconditioner parse_preconditioner(const std::string& s) {
+  for (const auto m : {Preconditioner::None, Preconditioner::Jacobi, Preconditioner::Ilu0})
+    if (s == to_string(m)) return m;
+  throw Error(fmt::format("unknown --precond '{}': expected jacobi, ilu0 or none", s));
 }
 
 }  // namespace hetbench

@@ -35,7 +35,7 @@ Command add_solve(CLI::App& app, const std::string& command_line) {
   sub->add_option("--check-every", o->s.krylov.check_every,
                   "CG: iterations issued between two read-backs of the convergence test")
       ->capture_default_str();
-  sub->add_option("--precond", o->precond, "jacobi or none")->capture_default_str();
+  sub->add_option("--precond", o->precond, "jacobi, ilu0 (CUDA: cuSPARSE) or none")->capture_default_str();
   sub->add_option("--spmv-variant", o->s.variants.spmv, "the spmv variant (default: the backend's, docs/solvers.md)");
   sub->add_option("--dot-variant", o->s.variants.dot, "the dot variant");
   sub->add_option("--axpy-variant", o->s.variants.axpy, "the axpy variant");
@@ -51,9 +51,7 @@ Command add_solve(CLI::App& app, const std::string& command_line) {
             s.krylov.method = parse_method(o->method);
             s.precision = parse_precision(o->precision);
             if (!o->refine.empty()) s.refine = parse_precision(o->refine);
-            if (o->precond == "jacobi") s.precond = Preconditioner::Jacobi;
-            else if (o->precond == "none") s.precond = Preconditioner::None;
-            else throw Error(fmt::format("unknown --precond '{}': expected jacobi or none", o->precond));
+            s.precond = parse_preconditioner(o->precond);
             if (s.krylov.max_iter < 1) throw Error(fmt::format("--max-iter must be at least 1, not {}", s.krylov.max_iter));
             return run_solve(s);
           }};

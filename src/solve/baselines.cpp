@@ -20,7 +20,7 @@ std::unique_ptr<SolverOps> make_vendor_ops(Device& dev, std::shared_ptr<const Cs
   if (!make)
     throw Error(fmt::format("--baseline vendor: {} has no vendor-library operators (CUDA's cuSPARSE + cuBLAS only)",
                             dev.id()));
-  return make(dev, std::move(a), p, m == Preconditioner::Jacobi);
+  return make(dev, std::move(a), p, m);
 }
 
 #if HETBENCH_HAVE_EIGEN
@@ -89,6 +89,8 @@ nlohmann::json eigen_solve(const CsrMatrix& a, const std::vector<double>& b, con
   if (s.krylov.method == KrylovMethod::GMRES)
     throw Error("--baseline eigen: Eigen 3's supported modules have no GMRES (cg or bicgstab)");
   if (s.refine) throw Error("--baseline eigen does not refine: leave out --refine");
+  if (s.precond == Preconditioner::Ilu0)
+    throw Error("--baseline eigen has no ILU(0) (its IncompleteLUT is a threshold ILU): use jacobi or none");
   if (s.precision == Precision::S) return eigen_method<float>(a, b, s, status);
   if (s.precision == Precision::D) return eigen_method<double>(a, b, s, status);
   throw Error(fmt::format("--baseline eigen runs in S or D, not {}", name(s.precision)));

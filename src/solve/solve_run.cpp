@@ -197,7 +197,7 @@ int run_solve(const SolveSpec& s) {
                          {"matrix", s.matrix},
                          {"precision", name(s.precision)},
                          {"refine", s.refine ? nlohmann::json(name(*s.refine)) : nlohmann::json()},
-                         {"preconditioner", s.precond == Preconditioner::Jacobi ? "jacobi" : "none"},
+                         {"preconditioner", to_string(s.precond)},
                          {"tol", s.krylov.tol},
                          {"max_iter", s.krylov.max_iter},
                          {"restart", s.krylov.restart},

@@ -99,6 +99,11 @@ class VariantOps final : public SolverOps {
       // a vector kernel sized for A's rows idles most of its lanes (3.2x slower on the H200).
       precond_ = dev.info().backend == BackendKind::Host ? spmv_ : pick("spmv", "scalar");
       check(*precond_.v, m_.sizes, precond_.pv);
+    } else if (m == Preconditioner::Ilu0) {
+      // A rank's block would be factored without its coupling to the others: block Jacobi,
+      // another preconditioner than the one asked for.
+      if (halo) throw Error("--precond ilu0 is for one device; distributed solves take jacobi or none");
+      ilu_ = make_vendor_ilu0(dev, *a, p);
     }
     try {
       pinned_ = dev.alloc_host(16 * 8, HostMemoryKind::Pinned);
@@ -148,7 +153,9 @@ class VariantOps final : public SolverOps {
     spmv(spmv_, a_, -1, 1, x, r, SolverKernel::SpMV);
   }
   void precondition(SolverVector& r, SolverVector& z) override {
-    if (m_.val)
+    if (ilu_)
+      timed(SolverKernel::Precond, [&] { ilu_->apply(buf(r), buf(z)); });
+    else if (m_.val)
       spmv(precond_, m_, 1, 0, r, z, SolverKernel::Precond);
     else
       timed(SolverKernel::Precond, [&] { buf(z).copy_from(buf(r)); });
@@ -212,8 +219,9 @@ class VariantOps final : public SolverOps {
   std::vector<std::string> kernels() const override {
     std::vector<std::string> out;
     for (const auto* c : {&spmv_, &dot_, &axpy_}) out.push_back(fmt::format("{} {}", c->v->id(), format_params(c->pv)));
-    out.push_back(m_.val ? fmt::format("jacobi: {} {} on diag(A)^-1", precond_.v->id(), format_params(precond_.pv))
-                         : "none");
+    out.push_back(ilu_     ? "ilu0: " + ilu_->name()
+                  : m_.val ? fmt::format("jacobi: {} {} on diag(A)^-1", precond_.v->id(), format_params(precond_.pv))
+                           : "none");
     return out;
   }
 
@@ -237,6 +245,7 @@ class VariantOps final : public SolverOps {
 
   // Null on the host device, whose scalars stay on the host (SolverOps' defaults).
   std::unique_ptr<DeviceScalars> ds_;
+  std::unique_ptr<VendorIlu0> ilu_;  // --precond ilu0
 
   void run_dot(Buffer& x, Buffer& y, Buffer& res) {
     auto& pr = prepared(dot_, {&x, &y, &res}, [&](Prepared& p) {

@@ -19,10 +19,9 @@ struct SolverVariants {
 };
 std::string default_solver_variant(BackendKind b, const std::string& op);
 
-enum class Preconditioner { None, Jacobi };
-
-// Throws Error when the device cannot run the precision or a chosen variant, and (Jacobi)
-// when a diagonal entry is zero or missing, naming the row.
+// Throws Error when the device cannot run the precision or a chosen variant, (Jacobi)
+// when a diagonal entry is zero or missing, naming the row, and (ILU(0)) where no vendor
+// library provides it or it breaks down.
 //
 // halo > 0: `a` is a rank's rows of a distributed matrix, a->cols = a->rows + halo, its
 // columns renumbered to read x as [own block | halo] (src/mpi/partition.hpp). Every

@@ -1,8 +1,8 @@
 // The vendor composition the solvers are compared with (`hetbench solve --baseline
 // vendor`): the same Krylov code (src/solve/krylov.cpp) over cuSPARSE SpMV, cuBLAS dot
 // (pointer mode device, the batch read back once, as hetbench's operators do), cuBLAS geam
-// for the out-of-place r = a·x + y (one pass, as hetbench's axpy) and cuBLAS dgmm for
-// Jacobi's diagonal scaling. All on the device's stream, so its events time each call.
+// for the out-of-place r = a·x + y (one pass, as hetbench's axpy), cuBLAS dgmm for
+// Jacobi's diagonal scaling and cuSPARSE's ILU(0) (cusparse_ilu0.cpp). All on the device's stream, so its events time each call.
 #include <cublas_v2.h>
 #include <cusparse.h>
 
@@ -40,7 +40,7 @@ Vec& vec(SolverVector& v) { return static_cast<Vec&>(v); }
 
 class VendorOps final : public SolverOps {
  public:
-  VendorOps(CudaDevice& d, const CsrMatrix& a, Precision p, bool jacobi)
+  VendorOps(CudaDevice& d, const CsrMatrix& a, Precision p, Preconditioner m)
       : d_(d), p_(p), n_(static_cast<std::size_t>(a.rows)), dbl_(p == Precision::D) {
     if (p != Precision::S && p != Precision::D)
       throw Error(fmt::format("--baseline vendor runs in S or D, not {}", name(p)));
@@ -49,7 +49,8 @@ class VendorOps final : public SolverOps {
     rowptr_ = put(a.rowptr.data(), a.rowptr.size() * 4);
     col_ = put(a.colidx.data(), a.colidx.size() * 4);
     val_ = put(values(a.values).data(), a.values.size() * elem());
-    if (jacobi) {
+    if (m == Preconditioner::Ilu0) ilu_ = make_vendor_ilu0(d, a, p);
+    if (m == Preconditioner::Jacobi) {
       std::vector<double> inv(n_, 0.0);
       for (int64_t i = 0; i < a.rows; ++i) {
         for (auto q = a.rowptr[i]; q < a.rowptr[i + 1]; ++q)
@@ -101,6 +102,7 @@ class VendorOps final : public SolverOps {
   }
   void precondition(SolverVector& r, SolverVector& z) override {
     timed(SolverKernel::Precond, [&] {
+      if (ilu_) return ilu_->apply(*vec(r).buf, *vec(z).buf);
       if (!dinv_) return vec(z).buf->copy_from(*vec(r).buf);
       auto h = blas(CUBLAS_POINTER_MODE_HOST);
       const int n = static_cast<int>(n_);
@@ -168,7 +170,7 @@ class VendorOps final : public SolverOps {
   void finish() override { d_.finish(); }
   std::vector<std::string> kernels() const override {
     return {"cuSPARSE cusparseSpMV (CSR, ALG1)", "cuBLAS dot (pointer mode device, one pinned read-back per batch)", "cuBLAS geam (r = a x + y)",
-            dinv_ ? "cuBLAS dgmm (diag(A)^-1 r)" : "none"};
+            ilu_ ? "ilu0: " + ilu_->name() : dinv_ ? "cuBLAS dgmm (diag(A)^-1 r)" : "none"};
   }
 
  private:
@@ -179,6 +181,7 @@ class VendorOps final : public SolverOps {
   cudaDataType type_{};
   std::unique_ptr<Buffer> rowptr_, col_, val_, dinv_, work_, results_;
   std::unique_ptr<HostMemory> pinned_;
+  std::unique_ptr<VendorIlu0> ilu_;
   cusparseHandle_t sp_ = nullptr;
   cusparseSpMatDescr_t A_ = nullptr;
   std::set<std::pair<SolverVector*, SolverVector*>> prepared_;
@@ -242,10 +245,10 @@ class VendorOps final : public SolverOps {
 
 const bool registered_cuda_solver_ops = [] {
   register_vendor_solver_ops(BackendKind::Cuda, [](Device& dev, std::shared_ptr<const CsrMatrix> a, Precision p,
-                                                   bool jacobi) -> std::unique_ptr<SolverOps> {
+                                                   Preconditioner m) -> std::unique_ptr<SolverOps> {
     auto* d = dynamic_cast<CudaDevice*>(&dev);
     if (!d) throw Error(fmt::format("--baseline vendor needs a CUDA device, not {}", dev.id()));
-    return std::make_unique<VendorOps>(*d, *a, p, jacobi);
+    return std::make_unique<VendorOps>(*d, *a, p, m);
   });
   return true;
 }();
