@@ -11,33 +11,7 @@
 //           y for every row that ends in the tile, written coalesced;
 //   fixup:  adds the carries of rows that span tiles into y, one warp per run of tiles.
 // No atomics: every sum is taken in a fixed order, so results are the same run to run.
-#define TILE (WG * IPT)
-#if WG % 32 != 0 || IPT < 1 || IPT > 32
-#error "WG must be a multiple of 32 and IPT in 1..32"
-#endif
-
-// The number of rows consumed at merge-path diagonal d: the least i in [max(d - nnz, 0),
-// min(d, rows)] with row end i at or after nonzero d - i - 1 (row ends win ties, so a row
-// ends only after its last nonzero).
-__device__ __forceinline__ int hb_merge_path_rows(const long long d, const unsigned rows, const unsigned nnz,
-                                                  const int* __restrict__ row_ptr) {
-  long long lo = max(d - (long long)nnz, 0LL), hi = min(d, (long long)rows);
-  while (lo < hi) {
-    const long long mid = (lo + hi) >> 1;
-    if ((long long)row_ptr[mid + 1] <= d - mid - 1) lo = mid + 1;
-    else hi = mid;
-  }
-  return (int)lo;
-}
-
-extern "C" __global__ void spmv_merge_search(const unsigned rows, const unsigned nnz, const unsigned tiles,
-                                             const int* __restrict__ row_ptr, int* __restrict__ coords) {
-  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t > tiles) return;
-  const long long d = min((long long)t * TILE, (long long)rows + nnz);
-  coords[t] = hb_merge_path_rows(d, rows, nnz, row_ptr);
-}
-
+// The partition's kernels (search, runs) are in merge_path.cuh.
 extern "C" __global__ void __launch_bounds__(WG)
     spmv_merge_tile(const unsigned rows, const unsigned nnz, const int* __restrict__ row_ptr,
                     const int* __restrict__ col, const REAL* __restrict__ val, const REAL* __restrict__ x,
@@ -156,29 +130,6 @@ extern "C" __global__ void __launch_bounds__(WG)
   }
   __syncthreads();
   for (int k = tid; k < nr; k += WG) y[r0 + k] = spmv_axpby(alpha, row_sum[k], beta, y + r0 + k);
-}
-
-// Setup, after the search: run_len[t] = the number of tiles t, t+1, ... whose carries go to
-// row R = coords[t + 1], for the first tile of each such run (0 for the others and when R is
-// past the last row). Knowing the length up front lets the fixup issue its loads at once
-// instead of testing coords tile by tile: a dense row spans thousands of tiles.
-extern "C" __global__ void spmv_merge_runs(const unsigned rows, const unsigned tiles, const int* __restrict__ coords,
-                                           int* __restrict__ run_len) {
-  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= tiles) return;
-  const int r = coords[t + 1];
-  if (r >= (int)rows || (t > 0 && coords[t] == r)) {
-    run_len[t] = 0;
-    return;
-  }
-  // coords never decrease: the run ends before the first u with coords[u + 1] > r.
-  unsigned lo = t + 1, hi = tiles;
-  while (lo < hi) {
-    const unsigned mid = (lo + hi) >> 1;
-    if (coords[mid + 1] <= r) lo = mid + 1;
-    else hi = mid;
-  }
-  run_len[t] = (int)(lo - t);
 }
 
 // Row R = coords[t + 1] gets the carries of its run of tiles: one warp per run, each lane
