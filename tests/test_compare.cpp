@@ -216,6 +216,7 @@ TEST(CompareCli, BadInputIsOneClearError) {
       {da + " " + da + " --by colour", "--by 'colour'"},
       {da + " --by device=host,gpu", "no point has device 'gpu'"},
       {da + " " + da + " --threshold -1", "--threshold -1 is impossible"},
+      {da + " " + da + " --threshold 5 --max-threshold 3", "--max-threshold 3 is impossible"},
       {da + " " + da + " --fail-on worse", "--fail-on 'worse'"}};
   // A results file cut in the middle of a line, and hand edits that break a record.
   const auto text = read_text_file((tmp.path() / "a" / "results.jsonl").string());

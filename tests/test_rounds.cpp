@@ -5,11 +5,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <set>
 
 #include "compare/verdict.hpp"
 #include "engine/measure.hpp"
+#include "hetbench/error.hpp"
 #include "test_util.hpp"
 
 using namespace hetbench;
@@ -167,4 +169,26 @@ TEST(Rounds, CompareWidensItsThresholdOnlyToARecordedWiderSpread) {
   j = judge_records(record(rng, 1e-3, 0.05), record(rng, 1.10e-3, 0.05), t);
   EXPECT_EQ(j.verdict, Verdict::slower);
   EXPECT_DOUBLE_EQ(recorded_round_spread(nlohmann::json{{"status", "ok"}}), 0);
+}
+
+// A spread wider than --max-threshold (default 25 %) would make nearly anything `same`:
+// such a pair is ambiguous and says why; a clear gap beyond it is still a verdict.
+TEST(Rounds, ASameOnATooWideThresholdIsAmbiguous) {
+  const auto seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  std::mt19937_64 rng(seed);
+  const double t = 0.02;
+  auto j = judge_records(record(rng, 1e-3, 0.0), record(rng, 1.2e-3, 0.40), t);
+  EXPECT_EQ(j.verdict, Verdict::ambiguous) << j.why;
+  EXPECT_DOUBLE_EQ(j.threshold, 0.40);
+  EXPECT_NE(j.why.find("--max-threshold 25%"), std::string::npos) << j.why;
+  // The same pair under a looser limit is the same; a spread at the limit still is.
+  EXPECT_EQ(judge_records(record(rng, 1e-3, 0.0), record(rng, 1.2e-3, 0.40), t, 0.5).verdict, Verdict::same);
+  EXPECT_EQ(judge_records(record(rng, 1e-3, 0.25), record(rng, 1.01e-3, 0.0), t).verdict, Verdict::same);
+  // Twice as slow is beyond even a 40 % threshold: slower.
+  EXPECT_EQ(judge_records(record(rng, 1e-3, 0.0), record(rng, 2e-3, 0.40), t).verdict, Verdict::slower);
+  // The option in percent, no smaller than --threshold.
+  EXPECT_DOUBLE_EQ(max_threshold_fraction(25, t), 0.25);
+  EXPECT_THROW(max_threshold_fraction(1, t), Error);
+  EXPECT_THROW(max_threshold_fraction(std::nan(""), t), Error);
 }

@@ -21,12 +21,13 @@ struct ReplayOpts {
   std::vector<int> points;
   std::vector<std::string> fail_on;
   bool strict = false;
-  double threshold = 2;
+  double threshold = 2, max_threshold = 100 * kMaxThreshold;
   StoredExperiments stored;
 };
 
 int replay(ReplayOpts& o, const std::string& command_line) {
   const double t = threshold_fraction(o.threshold);
+  const double most = max_threshold_fraction(o.max_threshold, t);
   const auto fail_on = parse_verdicts(o.fail_on);
   // store:REF: written from the store into a scratch folder, which goes when the command
   // ends; replay_of then names the stored experiment, not that folder.
@@ -66,7 +67,7 @@ int replay(ReplayOpts& o, const std::string& command_line) {
   std::filesystem::path out_dir;
   const int rc = run_plan(e, r.plan(), &out_dir);
   const RecordedExperiment again = read_experiment(out_dir);
-  const auto check = compare_replay(rec, r, again, t);
+  const auto check = compare_replay(rec, r, again, t, most);
   const auto& c = check.comparison;
   fmt::print(stderr, "hetbench: recorded {} against replayed {}\n", rec.dir.string(), out_dir.string());
   print_comparison(c, o.format);
@@ -90,6 +91,9 @@ Command add_replay(CLI::App& app, const std::string& command_line) {
   sub->add_option("--out", o->out, "results root folder (the replay's experiment folder is created inside)")
       ->capture_default_str();
   sub->add_option("--threshold", o->threshold, "equivalence threshold of the verdicts, percent (see compare --help)")
+      ->capture_default_str();
+  sub->add_option("--max-threshold", o->max_threshold,
+                  "the widest threshold (percent) a same may rest on (see compare --help)")
       ->capture_default_str();
   sub->add_option("--format", o->format, "stdout format")
       ->check(CLI::IsMember({"table", "json", "csv", "md"}))

@@ -229,10 +229,11 @@ nlohmann::json to_json(const Comparison& c) {
   return {{"reference", c.labels[0]},
           {"by", c.attr},
           {"threshold_pct", c.threshold * 100},
+          {"max_threshold_pct", c.max_threshold * 100},
           {"rule",
            "ratio interval [cand.lo/ref.hi, cand.hi/ref.lo] of the medians' 95% intervals: above 1+t slower, "
            "below 1/(1+t) faster, within [1/(1+t), 1+t] same, else ambiguous; t = max(threshold, the round spread "
-           "of either side)"},
+           "of either side); a same with t above max_threshold is ambiguous"},
           {"pairs", pairs},
           {"groups", groups},
           {"counts", counts},
@@ -263,15 +264,18 @@ void print_comparison(const Comparison& c, const std::string& format) {
   for (std::size_t i = 0; i < c.labels.size(); ++i)
     if (c.unpaired[i]) fmt::print("; {} point(s) of {} unpaired", c.unpaired[i], c.labels[i]);
   fmt::print("\n");
-  int wide = 0;
+  int wide = 0, too_wide = 0;
   double widest = c.threshold;
   for (const auto& p : c.pairs)
-    if (widened(p.j, c)) ++wide, widest = std::max(widest, p.j.threshold);
+    if (widened(p.j, c)) ++wide, widest = std::max(widest, p.j.threshold), too_wide += p.j.threshold > c.max_threshold;
   fmt::print("threshold: {:g}% (--threshold){}\n", c.threshold * 100,
              wide ? fmt::format("; {} pair(s) judged with a wider one, up to {:.2f}%, their recorded round spread "
                                 "(the medians of rounds on freshly allocated buffers differ by that much)",
                                 wide, 100 * widest)
                   : std::string());
+  if (too_wide)
+    fmt::print("{} pair(s) too noisy to be called the same: their threshold is above --max-threshold {:g}%\n", too_wide,
+               c.max_threshold * 100);
 }
 
 }  // namespace hetbench

@@ -134,10 +134,12 @@ std::string point_group(const nlohmann::json& r, const std::string& attr) {
   return g;
 }
 
-Comparison compare_sides(const std::vector<CompareSide>& sides, const std::string& attr, double threshold) {
+Comparison compare_sides(const std::vector<CompareSide>& sides, const std::string& attr, double threshold,
+                         double max_threshold) {
   Comparison c;
   c.attr = attr;
   c.threshold = threshold;
+  c.max_threshold = max_threshold;
   for (const auto& s : sides) c.labels.push_back(s.label);
   c.unpaired.assign(sides.size(), 0);
   // Key -> the reference's points with it, in order; the n-th occurrence pairs with the n-th.
@@ -160,7 +162,7 @@ Comparison compare_sides(const std::vector<CompareSide>& sides, const std::strin
       }
       const auto* r = it->second[n];
       ref_paired[r] = true;
-      c.pairs.push_back({r, p, si, judge_records(*r, *p, threshold)});
+      c.pairs.push_back({r, p, si, judge_records(*r, *p, threshold, max_threshold)});
     }
   }
   c.unpaired[0] = sides[0].points.size() - ref_paired.size();

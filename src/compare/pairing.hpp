@@ -46,6 +46,7 @@ struct ComparedPair {
 struct Comparison {
   std::string attr;
   double threshold = 0.02;
+  double max_threshold = kMaxThreshold;  // above it no pair is called the same (judge_records)
   std::vector<std::string> labels;  // per side, the reference first
   std::vector<ComparedPair> pairs;
   std::vector<std::size_t> unpaired;  // per side: points with no counterpart
@@ -54,7 +55,8 @@ struct Comparison {
 // Pairs every side with the reference; points sharing a key on one side pair in order of
 // occurrence. Throws Error when no point pairs at all ("nothing in common"), saying what
 // each side holds.
-Comparison compare_sides(const std::vector<CompareSide>& sides, const std::string& attr, double threshold);
+Comparison compare_sides(const std::vector<CompareSide>& sides, const std::string& attr, double threshold,
+                         double max_threshold = kMaxThreshold);
 
 // 1 when a pair has a verdict in `fail_on` (the CI gate), else 0.
 int gate(const Comparison& c, const std::set<Verdict>& fail_on);

@@ -292,12 +292,13 @@ nlohmann::json Replay::worker_plan(const RecordedExperiment& recorded, const std
 }
 
 ReplayCheck compare_replay(const RecordedExperiment& recorded, const Replay& replay, const RecordedExperiment& replayed,
-                           double threshold) {
+                           double threshold, double max_threshold) {
   ReplayCheck out;
   Comparison& c = out.comparison;
   auto& mismatches = out.mismatches;
   c.attr = "experiment";
   c.threshold = threshold;
+  c.max_threshold = max_threshold;
   c.labels = {recorded.label(), replayed.label()};
   const auto& recs = replay.recorded();
   const std::size_t n = std::min(recs.size(), replayed.points.size());
@@ -322,7 +323,7 @@ ReplayCheck compare_replay(const RecordedExperiment& recorded, const Replay& rep
     if (ca > 0 && cb > 0 && std::abs(cb / ca - 1) > 0.01)
       out.clocks.push_back(fmt::format("point {}: median SM clock {:g} MHz recorded, {:g} MHz replayed", a["point"].dump(),
                                        ca, cb));
-    c.pairs.push_back({&a, &b, 1, judge_records(a, b, threshold)});
+    c.pairs.push_back({&a, &b, 1, judge_records(a, b, threshold, max_threshold)});
   }
   return out;
 }

@@ -55,6 +55,6 @@ struct ReplayCheck {
   std::vector<std::string> mismatches, clocks;
 };
 ReplayCheck compare_replay(const RecordedExperiment& recorded, const Replay& replay, const RecordedExperiment& replayed,
-                           double threshold);
+                           double threshold, double max_threshold = kMaxThreshold);
 
 }  // namespace hetbench

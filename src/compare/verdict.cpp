@@ -94,13 +94,25 @@ double recorded_round_spread(const nlohmann::json& rec) {
   return s.is_number() && std::isfinite(s.get<double>()) && s.get<double>() > 0 ? s.get<double>() : 0;
 }
 
-Judgement judge_records(const nlohmann::json& ref, const nlohmann::json& cand, double threshold) {
+Judgement judge_records(const nlohmann::json& ref, const nlohmann::json& cand, double threshold, double most) {
   const double sr = recorded_round_spread(ref), sc = recorded_round_spread(cand);
   const double t = std::max({threshold, sr, sc});
   Judgement j = judge(recorded_timing(ref), recorded_timing(cand), t);
   j.threshold = t;
   if (t > threshold) j.threshold_from = sr >= sc ? "reference's round spread" : "candidate's round spread";
+  if (j.verdict == Verdict::same && t > most) {
+    j.verdict = Verdict::ambiguous;
+    j.why = fmt::format("{}, but the threshold {:.2f}% ({}) is above --max-threshold {:g}%: too noisy to call the same",
+                        j.why, 100 * t, j.threshold_from, 100 * most);
+  }
   return j;
+}
+
+double max_threshold_fraction(double pct, double threshold) {
+  if (!std::isfinite(pct) || !(pct / 100 >= threshold))
+    throw Error(fmt::format("--max-threshold {} is impossible: expected a percentage no smaller than --threshold ({:g})",
+                            pct, 100 * threshold));
+  return pct / 100;
 }
 
 }  // namespace hetbench

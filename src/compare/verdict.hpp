@@ -50,7 +50,14 @@ Judgement judge(const std::optional<MedianInterval>& ref, const std::optional<Me
 double recorded_round_spread(const nlohmann::json& rec);
 // judge() of two records with the threshold max(threshold, both round spreads): a
 // difference no larger than what moving the buffers alone produced in one of the two
-// measurements is not evidence of a change (docs/compare.md).
-Judgement judge_records(const nlohmann::json& ref, const nlohmann::json& cand, double threshold);
+// measurements is not evidence of a change (docs/compare.md). Where that widened threshold
+// exceeds `most` (--max-threshold), `same` says only that the noise hides any difference
+// up to it, which no user means by "the same": such a pair is ambiguous instead, and says
+// why. faster and slower stand (a gap beyond even a wide threshold is a gap).
+inline constexpr double kMaxThreshold = 0.25;
+Judgement judge_records(const nlohmann::json& ref, const nlohmann::json& cand, double threshold,
+                        double most = kMaxThreshold);
+// --max-threshold in percent to a fraction; throws Error when below `threshold` or not finite.
+double max_threshold_fraction(double percent, double threshold);
 
 }  // namespace hetbench
