@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <thread>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -46,11 +47,25 @@ const char* kColumns =
 // Schema 1 has no layout column: such a file opened for reading selects '' instead.
 const char* kLayoutColumn[] = {"''", "layout"};
 
+// SQLite answered SQLITE_BUSY or SQLITE_LOCKED: another process holds the lock this one
+// needs (the opening retries on it).
+class DbBusy : public Error {
+ public:
+  using Error::Error;
+};
+
+[[noreturn]] void db_fail(sqlite3* db, int rc, const fs::path& path, const std::string& what) {
+  const auto m = fmt::format("tuning database {}: {}{}", path.string(), what.empty() ? "" : what + ": ", sqlite3_errmsg(db));
+  if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED) throw DbBusy(m);
+  throw Error(m);
+}
+
 // One prepared statement, finalized on scope exit.
 class Stmt {
  public:
   Stmt(sqlite3* db, const std::string& sql, const fs::path& path) : db_(db), path_(path) {
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s_, nullptr) != SQLITE_OK) fail("preparing a statement");
+    if (const int rc = sqlite3_prepare_v2(db, sql.c_str(), -1, &s_, nullptr); rc != SQLITE_OK)
+      db_fail(db, rc, path, "preparing a statement");
   }
   ~Stmt() { sqlite3_finalize(s_); }
   Stmt& bind(int i, const std::string& v) {
@@ -68,7 +83,7 @@ class Stmt {
   bool step() {  // true while there is a row
     const int rc = sqlite3_step(s_);
     if (rc == SQLITE_ROW) return true;
-    if (rc != SQLITE_DONE) fail("reading or writing");
+    if (rc != SQLITE_DONE) db_fail(db_, rc, path_, "reading or writing");
     return false;
   }
   std::string text(int c) const {
@@ -77,10 +92,6 @@ class Stmt {
   }
   double real(int c) const { return sqlite3_column_double(s_, c); }
   std::int64_t integer(int c) const { return sqlite3_column_int64(s_, c); }
-  [[noreturn]] void fail(const char* what) const {
-    throw Error(fmt::format("tuning database {}: {}: {}", path_.string(), what, sqlite3_errmsg(db_)));
-  }
-
  private:
   sqlite3* db_;
   sqlite3_stmt* s_ = nullptr;
@@ -89,10 +100,9 @@ class Stmt {
 
 void exec(sqlite3* db, const char* sql, const fs::path& path) {
   char* msg = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &msg) != SQLITE_OK) {
-    std::string m = msg ? msg : sqlite3_errmsg(db);
-    sqlite3_free(msg);
-    throw Error(fmt::format("tuning database {}: {}", path.string(), m));
+  if (const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &msg); rc != SQLITE_OK) {
+    sqlite3_free(msg);  // sqlite3_errmsg says the same
+    db_fail(db, rc, path, "");
   }
 }
 
@@ -196,51 +206,70 @@ TuningDb::TuningDb(const fs::path& path, bool create) : path_(path) {
   }
   try {
     sqlite3_busy_timeout(db_, kBusyMs);
-    // Whose file is it? Read before anything is written, so a foreign file stays untouched.
-    // Both reads in one read transaction: another process creating the file commits its
-    // tables and its application_id together, and reads apart could see the tables
-    // without the id and call the new file foreign.
-    exec(db_, "BEGIN", path_);
-    const auto app = pragma(db_, "application_id", path_);
-    const auto tables = [&] {
-      Stmt s(db_, "SELECT count(*) FROM sqlite_master", path_);
-      return s.step() ? s.integer(0) : 0;
-    }();
-    exec(db_, "COMMIT", path_);
-    if (app != kApplicationId && (app != 0 || tables != 0))
-      throw Error(fmt::format("{} is an SQLite database but not a hetbench tuning database (application_id {:#x}); "
-                              "it was left as it is",
-                              path.string(), app));
-    if (app == kApplicationId && pragma(db_, "user_version", path_) > kSchemaVersion)
-      throw Error(fmt::format("tuning database {} has schema {}, newer than this hetbench's {}", path.string(),
-                              pragma(db_, "user_version", path_), kSchemaVersion));
-    if (!create) {
-      empty_ = app == 0;
-      has_layout_ = pragma(db_, "user_version", path_) >= 2;
-      return;
-    }
-    exec(db_, "PRAGMA journal_mode=WAL", path_);
-    if (app == kApplicationId && pragma(db_, "user_version", path_) < 2) {
-      Transaction t(db_, path_);  // schema 1 -> 2, once: another writer may have done it
-      if (pragma(db_, "user_version", path_) < 2) {
-        exec(db_, "ALTER TABLE entries ADD COLUMN layout TEXT NOT NULL DEFAULT ''", path_);
-        exec(db_, "PRAGMA user_version=2", path_);
+    // Two processes opening a new file at once can meet in a lock upgrade (one converting
+    // it to WAL or creating the schema while the other reads), which SQLite answers with
+    // SQLITE_BUSY at once, past its busy handler: the set-up is retried, up to the busy
+    // timeout, as the handler would have waited.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyMs);
+    for (int attempt = 0;; ++attempt) {
+      try {
+        set_up(create);
+        break;
+      } catch (const DbBusy&) {
+        if (std::chrono::steady_clock::now() > deadline) throw;
+        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);  // a read left open
+        std::this_thread::sleep_for(std::chrono::milliseconds(1 + attempt % 16));
       }
-      t.commit();
-    }
-    if (app == 0) {
-      // A new file: two processes may both get here; the second finds the schema made.
-      Transaction t(db_, path_);
-      if (pragma(db_, "application_id", path_) == 0) {
-        exec(db_, kSchema, path_);
-        exec(db_, fmt::format("PRAGMA application_id={}; PRAGMA user_version={}", kApplicationId, kSchemaVersion).c_str(),
-             path_);
-      }
-      t.commit();
     }
   } catch (...) {
     sqlite3_close(db_);
     throw;
+  }
+}
+
+void TuningDb::set_up(bool create) {
+  const fs::path& path = path_;
+  // Whose file is it? Read before anything is written, so a foreign file stays untouched.
+  // Both reads in one read transaction: another process creating the file commits its
+  // tables and its application_id together, and reads apart could see the tables
+  // without the id and call the new file foreign.
+  exec(db_, "BEGIN", path_);
+  const auto app = pragma(db_, "application_id", path_);
+  const auto tables = [&] {
+    Stmt s(db_, "SELECT count(*) FROM sqlite_master", path_);
+    return s.step() ? s.integer(0) : 0;
+  }();
+  exec(db_, "COMMIT", path_);
+  if (app != kApplicationId && (app != 0 || tables != 0))
+    throw Error(fmt::format("{} is an SQLite database but not a hetbench tuning database (application_id {:#x}); "
+                            "it was left as it is",
+                            path.string(), app));
+  if (app == kApplicationId && pragma(db_, "user_version", path_) > kSchemaVersion)
+    throw Error(fmt::format("tuning database {} has schema {}, newer than this hetbench's {}", path.string(),
+                            pragma(db_, "user_version", path_), kSchemaVersion));
+  if (!create) {
+    empty_ = app == 0;
+    has_layout_ = pragma(db_, "user_version", path_) >= 2;
+    return;
+  }
+  exec(db_, "PRAGMA journal_mode=WAL", path_);
+  if (app == kApplicationId && pragma(db_, "user_version", path_) < 2) {
+    Transaction t(db_, path_);  // schema 1 -> 2, once: another writer may have done it
+    if (pragma(db_, "user_version", path_) < 2) {
+      exec(db_, "ALTER TABLE entries ADD COLUMN layout TEXT NOT NULL DEFAULT ''", path_);
+      exec(db_, "PRAGMA user_version=2", path_);
+    }
+    t.commit();
+  }
+  if (app == 0) {
+    // A new file: two processes may both get here; the second finds the schema made.
+    Transaction t(db_, path_);
+    if (pragma(db_, "application_id", path_) == 0) {
+      exec(db_, kSchema, path_);
+      exec(db_, fmt::format("PRAGMA application_id={}; PRAGMA user_version={}", kApplicationId, kSchemaVersion).c_str(),
+           path_);
+    }
+    t.commit();
   }
 }
 

@@ -137,6 +137,9 @@ class TuningDb final : public TuningLookup {
 
  private:
   std::vector<TuningEntry> select(const std::string& where, const std::vector<std::string>& args) const;
+  // Reads the file's identity and, with `create`, makes it WAL and writes the schema;
+  // throws Error for a foreign or newer file.
+  void set_up(bool create);
   std::filesystem::path path_;
   sqlite3* db_ = nullptr;
   bool empty_ = false;  // opened read-only before anything was written: no table yet
