@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hetbench/error.hpp"
 #include "store/store.hpp"
 
 namespace hetbench::store {
@@ -27,6 +28,13 @@ class Cells {
 };
 
 using Params = std::vector<std::optional<std::string>>;
+
+// SQLite answered SQLITE_BUSY or SQLITE_LOCKED past its busy handler (two processes meeting
+// in a lock upgrade while they create one store): opening a store retries on it.
+class BackendBusy : public Error {
+ public:
+  using Error::Error;
+};
 
 class Backend {
  public:

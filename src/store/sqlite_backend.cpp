@@ -75,10 +75,11 @@ class SqliteBackend final : public Backend {
 
   void exec(const std::string& sql) override {
     char* msg = nullptr;
-    if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
-      std::string m = msg ? msg : sqlite3_errmsg(db_);
+    if (const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &msg); rc != SQLITE_OK) {
+      std::string m = fmt::format("{}: {}", name_, msg ? msg : sqlite3_errmsg(db_));
       sqlite3_free(msg);
-      throw Error(fmt::format("{}: {}", name_, m));
+      if (busy(rc)) throw BackendBusy(m);
+      throw Error(m);
     }
   }
 
@@ -167,9 +168,13 @@ class SqliteBackend final : public Backend {
   }
 
  private:
+  // Right after the call that failed, whose code sqlite3_errcode still holds.
   [[noreturn]] void fail(const char* what) const {
-    throw Error(fmt::format("{}: {}: {}", name_, what, sqlite3_errmsg(db_)));
+    const auto m = fmt::format("{}: {}: {}", name_, what, sqlite3_errmsg(db_));
+    if (busy(sqlite3_errcode(db_))) throw BackendBusy(m);
+    throw Error(m);
   }
+  static bool busy(int rc) { return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED; }
   std::string path_;
   sqlite3* db_ = nullptr;
   sqlite3_stmt* insert_ = nullptr;

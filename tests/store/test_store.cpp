@@ -3,6 +3,11 @@
 // are not ours refused untouched.
 #include "store_fixture.hpp"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+
 #include "hetbench/error.hpp"
 #include "store/content.hpp"
 
@@ -211,5 +216,40 @@ TEST_P(StoreTest, AStoreOfAnotherSchemaVersionIsRefused) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, testing::Values("sqlite", "postgres"),
                          [](const auto& info) { return info.param; });
+
+}  // namespace hetbench::test
+
+namespace hetbench::test {
+
+// Two processes that create one new SQLite store at once both get it (each opening retries
+// where SQLite refuses a lock upgrade past its busy handler), and the file is one store.
+TEST(SqliteStore, TwoProcessesCreatingOneStoreBothOpenIt) {
+  TempDir tmp;
+  for (int round = 0; round < 12; ++round) {
+    const auto path = (tmp.path() / fmt::format("s{}.db", round)).string();
+    std::vector<pid_t> kids;
+    for (int proc = 0; proc < 2; ++proc) {
+      const pid_t pid = fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        int code = 0;
+        try {
+          Store s(path);
+        } catch (const std::exception& e) {
+          fprintf(stderr, "round %d, child %d: %s\n", round, proc, e.what());
+          code = 1;
+        }
+        _exit(code);
+      }
+      kids.push_back(pid);
+    }
+    for (const auto pid : kids) {
+      int status = 0;
+      waitpid(pid, &status, 0);
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "round " << round << ": " << status;
+    }
+    EXPECT_NO_THROW(Store{path}) << path;
+  }
+}
 
 }  // namespace hetbench::test
