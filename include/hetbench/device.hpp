@@ -200,6 +200,9 @@ struct BackendRegistrar {
 std::vector<std::shared_ptr<Backend>>& backends();
 Backend& backend(BackendKind kind);
 std::vector<std::shared_ptr<Device>> all_devices();
+// A new buffer on `dev` holding a copy of `bytes` bytes at `data`, at least `at_least`
+// bytes long: an empty array still gets a buffer, whose address a kernel is given.
+std::unique_ptr<Buffer> upload_copy(Device& dev, const void* data, std::size_t bytes, std::size_t at_least = 4);
 // "host", "opencl:P:D", "cuda:N", "all", or a unique substring of a device name.
 // Throws Error listing the devices when nothing or more than one matches.
 std::vector<std::shared_ptr<Device>> resolve_devices(const std::string& spec);

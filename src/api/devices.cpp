@@ -140,4 +140,10 @@ std::vector<std::shared_ptr<Device>> resolve_devices(const std::string& spec) {
   return out;
 }
 
+std::unique_ptr<Buffer> upload_copy(Device& dev, const void* data, std::size_t bytes, std::size_t at_least) {
+  auto b = dev.alloc(std::max(bytes, at_least));
+  if (bytes) b->upload(data);
+  return b;
+}
+
 }  // namespace hetbench

@@ -267,7 +267,12 @@ void print_comparison(const Comparison& c, const std::string& format) {
   int wide = 0, too_wide = 0;
   double widest = c.threshold;
   for (const auto& p : c.pairs)
-    if (widened(p.j, c)) ++wide, widest = std::max(widest, p.j.threshold), too_wide += p.j.threshold > c.max_threshold;
+    if (widened(p.j, c)) {
+      ++wide;
+      widest = std::max(widest, p.j.threshold);
+      // faster and slower stand on any threshold: only the pairs left ambiguous count here.
+      too_wide += p.j.verdict == Verdict::ambiguous && p.j.threshold > c.max_threshold;
+    }
   fmt::print("threshold: {:g}% (--threshold){}\n", c.threshold * 100,
              wide ? fmt::format("; {} pair(s) judged with a wider one, up to {:.2f}%, their recorded round spread "
                                 "(the medians of rounds on freshly allocated buffers differ by that much)",

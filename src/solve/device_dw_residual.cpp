@@ -41,13 +41,8 @@ class DeviceDwResidual final : public DwResidual {
                    fmt::format("AVAL={}", df ? "float" : "double"), fmt::format("A_SPLIT={}", df ? 1 : 0)};
     prog_ = dev.build(src);
 
-    auto put = [&](const void* data, std::size_t bytes) {
-      auto buf = dev.alloc(std::max<std::size_t>(bytes, 8));
-      if (bytes) buf->upload(data);
-      return buf;
-    };
-    rowptr_ = put(a->rowptr.data(), a->rowptr.size() * sizeof(a->rowptr[0]));
-    col_ = put(a->colidx.data(), a->colidx.size() * sizeof(a->colidx[0]));
+    rowptr_ = upload_copy(dev, a->rowptr.data(), a->rowptr.size() * sizeof(a->rowptr[0]), 8);
+    col_ = upload_copy(dev, a->colidx.data(), a->colidx.size() * sizeof(a->colidx[0]), 8);
     if (df) {
       // Split once, as the host's DF residual does: hi = RN(a), lo = RN(a − hi).
       std::vector<float> hi(a->values.size()), lo(a->values.size());
@@ -55,13 +50,13 @@ class DeviceDwResidual final : public DwResidual {
         hi[q] = static_cast<float>(a->values[q]);
         lo[q] = static_cast<float>(a->values[q] - static_cast<double>(hi[q]));
       }
-      a_hi_ = put(hi.data(), hi.size() * 4);
-      a_lo_ = put(lo.data(), lo.size() * 4);
+      a_hi_ = upload_copy(dev, hi.data(), hi.size() * 4, 8);
+      a_lo_ = upload_copy(dev, lo.data(), lo.size() * 4, 8);
     } else {
-      a_hi_ = put(a->values.data(), a->values.size() * 8);
+      a_hi_ = upload_copy(dev, a->values.data(), a->values.size() * 8, 8);
       a_lo_ = dev.alloc(8);  // unread (A_SPLIT 0)
     }
-    b_ = put(b.data(), n_ * 8);
+    b_ = upload_copy(dev, b.data(), n_ * 8, 8);
     const std::size_t wb = info(p).bytes / 2;  // one word
     for (auto* v : {&x_hi_, &x_lo_, &r_hi_, &r_lo_}) {
       *v = dev.alloc(std::max<std::size_t>(n_ * wb, 8));
@@ -108,10 +103,7 @@ class DeviceDwResidual final : public DwResidual {
            {u32(n_, "n"), arg(inner(d), "d"), f64(scale, "scale"), arg(*x_hi_, "x_hi"), arg(*x_lo_, "x_lo")});
   }
 
-  DwVector solution() override {
-    DwVector x{read(*x_hi_), read(*x_lo_)};
-    return x;
-  }
+  DwVector solution() override { return {read(*x_hi_), read(*x_lo_)}; }
 
  private:
   Device& dev_;
@@ -139,17 +131,13 @@ class DeviceDwResidual final : public DwResidual {
   }
   // A plane of words as doubles (a float converts exactly).
   std::vector<double> read(Buffer& plane) const {
-    std::vector<double> out(n_);
-    if (p_ == Precision::DD) {
-      std::vector<double> all(plane.bytes() / 8);
-      plane.download(all.data());
-      std::copy_n(all.begin(), n_, out.begin());
-    } else {
-      std::vector<float> all(plane.bytes() / 4);
-      plane.download(all.data());
-      std::copy_n(all.begin(), n_, out.begin());
-    }
-    return out;
+    return p_ == Precision::DD ? read_as<double>(plane) : read_as<float>(plane);
+  }
+  template <class W>
+  std::vector<double> read_as(Buffer& plane) const {
+    std::vector<W> all(plane.bytes() / sizeof(W));
+    plane.download(all.data());
+    return {all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n_)};
   }
 };
 

@@ -299,15 +299,10 @@ class VariantOps final : public SolverOps {
 
   DeviceCsr upload_csr(const CsrMatrix& m) {
     DeviceCsr d;
-    auto put = [&](const void* data, std::size_t bytes) {
-      auto b = dev_.alloc(std::max<std::size_t>(bytes, 4));
-      if (bytes) b->upload(data);
-      return b;
-    };
-    d.rowptr = put(m.rowptr.data(), m.rowptr.size() * 4);
-    d.col = put(m.colidx.data(), m.colidx.size() * 4);
+    d.rowptr = upload_copy(dev_, m.rowptr.data(), m.rowptr.size() * 4);
+    d.col = upload_copy(dev_, m.colidx.data(), m.colidx.size() * 4);
     auto vals = to_precision(m.values);
-    d.val = put(vals.data(), vals.size());
+    d.val = upload_copy(dev_, vals.data(), vals.size());
     const auto f = matrix_features(m);
     d.sizes = {{"rows", f.rows}, {"cols", f.cols}, {"nnz", f.nnz}, {"max_row", f.row_max}};
     return d;

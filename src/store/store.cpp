@@ -3,16 +3,15 @@
 #include "store/store.hpp"
 
 #include <charconv>
-#include <chrono>
 #include <cstdlib>
 #include <fstream>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "engine/results.hpp"
 #include "hetbench/error.hpp"
 #include "store/backend.hpp"
+#include "util/retry_busy.hpp"
 
 namespace hetbench::store {
 
@@ -79,19 +78,8 @@ INSERT INTO hetbench_store (key, value) VALUES ('application', '{2}'), ('schema_
 
 Store::Store(const std::string& url) : url_(url) {
   db_ = is_postgres_url(url) ? open_postgres(url) : open_sqlite(url);
-  // Two processes creating one SQLite store at once can meet in a lock upgrade (one
-  // writes the schema or turns on WAL while the other reads) that SQLite refuses past its
-  // busy handler: the opening is retried for as long as the handler would have waited.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  for (int attempt = 0;; ++attempt) {
-    try {
-      open_schema();
-      return;
-    } catch (const BackendBusy&) {
-      if (std::chrono::steady_clock::now() > deadline) throw;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1 + attempt % 16));
-    }
-  }
+  // Its transaction rolls back by itself: nothing to undo between tries.
+  retry_while_busy<BackendBusy>(std::chrono::seconds(60), [&] { open_schema(); }, [] {});
 }
 
 Store::~Store() = default;

@@ -7,13 +7,13 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
-#include <thread>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include "hetbench/error.hpp"
 #include "tuning/db.hpp"
+#include "util/retry_busy.hpp"
 
 namespace hetbench::tuning {
 
@@ -206,21 +206,10 @@ TuningDb::TuningDb(const fs::path& path, bool create) : path_(path) {
   }
   try {
     sqlite3_busy_timeout(db_, kBusyMs);
-    // Two processes opening a new file at once can meet in a lock upgrade (one converting
-    // it to WAL or creating the schema while the other reads), which SQLite answers with
-    // SQLITE_BUSY at once, past its busy handler: the set-up is retried, up to the busy
-    // timeout, as the handler would have waited.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyMs);
-    for (int attempt = 0;; ++attempt) {
-      try {
-        set_up(create);
-        break;
-      } catch (const DbBusy&) {
-        if (std::chrono::steady_clock::now() > deadline) throw;
-        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);  // a read left open
-        std::this_thread::sleep_for(std::chrono::milliseconds(1 + attempt % 16));
-      }
-    }
+    // A refused set-up may leave its read transaction open: rolled back before the next try.
+    retry_while_busy<DbBusy>(
+        std::chrono::milliseconds(kBusyMs), [&] { set_up(create); },
+        [&] { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); });
   } catch (...) {
     sqlite3_close(db_);
     throw;

@@ -46,9 +46,9 @@ class VendorOps final : public SolverOps {
       throw Error(fmt::format("--baseline vendor runs in S or D, not {}", name(p)));
     type_ = dbl_ ? CUDA_R_64F : CUDA_R_32F;
     d_.activate();
-    rowptr_ = put(a.rowptr.data(), a.rowptr.size() * 4);
-    col_ = put(a.colidx.data(), a.colidx.size() * 4);
-    val_ = put(values(a.values).data(), a.values.size() * elem());
+    rowptr_ = upload_copy(d_, a.rowptr.data(), a.rowptr.size() * 4);
+    col_ = upload_copy(d_, a.colidx.data(), a.colidx.size() * 4);
+    val_ = upload_copy(d_, values(a.values).data(), a.values.size() * elem());
     if (m == Preconditioner::Ilu0) ilu_ = make_vendor_ilu0(d, a, p);
     if (m == Preconditioner::Jacobi) {
       std::vector<double> inv(n_, 0.0);
@@ -59,7 +59,7 @@ class VendorOps final : public SolverOps {
           throw Error(fmt::format("the Jacobi preconditioner needs a nonzero diagonal: row {} (1-based) has none", i + 1));
         inv[i] = 1 / inv[i];
       }
-      dinv_ = put(values(inv).data(), n_ * elem());
+      dinv_ = upload_copy(d_, values(inv).data(), n_ * elem());
     }
     sp_check(HB_DL(cusparseCreate)(&sp_), "cusparseCreate");
     sp_check(HB_DL(cusparseSetStream)(sp_, d_.stream()), "cusparseSetStream");
@@ -203,11 +203,6 @@ class VendorOps final : public SolverOps {
       }
     }
     return out;
-  }
-  std::unique_ptr<Buffer> put(const void* data, std::size_t bytes) {
-    auto b = d_.alloc(std::max<std::size_t>(bytes, 4));
-    if (bytes) b->upload(data);
-    return b;
   }
   cublasHandle_t blas(cublasPointerMode_t mode) {
     d_.activate();

@@ -32,18 +32,13 @@ class CusparseIlu0 final : public VendorIlu0 {
     const int n = static_cast<int>(a.rows), nnz = static_cast<int>(a.nnz());
     type_ = dbl_ ? CUDA_R_64F : CUDA_R_32F;
     d_.activate();
-    auto put = [&](const void* data, std::size_t bytes) {
-      auto b = d_.alloc(std::max<std::size_t>(bytes, 8));
-      if (bytes) b->upload(data);
-      return b;
-    };
-    rowptr_ = put(a.rowptr.data(), a.rowptr.size() * 4);
-    col_ = put(a.colidx.data(), a.colidx.size() * 4);
+    rowptr_ = upload_copy(d_, a.rowptr.data(), a.rowptr.size() * 4, 8);
+    col_ = upload_copy(d_, a.colidx.data(), a.colidx.size() * 4, 8);
     if (dbl_) {
-      val_ = put(a.values.data(), a.values.size() * 8);
+      val_ = upload_copy(d_, a.values.data(), a.values.size() * 8, 8);
     } else {
       const std::vector<float> f(a.values.begin(), a.values.end());
-      val_ = put(f.data(), f.size() * 4);
+      val_ = upload_copy(d_, f.data(), f.size() * 4, 8);
     }
     tmp_ = d_.alloc(std::max<std::size_t>(static_cast<std::size_t>(n) * elem(), 8));
     ilu_check(HB_DL(cusparseCreate)(&h_), "cusparseCreate");
