@@ -13,10 +13,11 @@
 // other shared buffer, synchronises, and reads the first fragments of tile t+1, while
 // fragments are double-buffered in registers so every LDS is one k-step ahead of its use.
 //
-// Global tiles are copied in slots of V elements that run along the stored rows of the
-// operand (p for A when !TA and B when TB, i or j otherwise), so every layout reads whole
-// 32-byte sectors; VEC_A/VEC_B (per-point defines: the leading dimension is a multiple of
-// V) turn a slot into one 16-byte load. Slots along p are stored transposed, V scalar
+// Global tiles are copied along the stored rows of the operand (p for A when !TA and B
+// when TB, i or j otherwise), so every layout reads whole 32-byte sectors. With VEC_A /
+// VEC_B (per-point defines: the leading dimension is a multiple of V) a thread copies
+// slots of V elements, one 16-byte load each; otherwise (odd shapes) single elements, the
+// lanes of a warp on consecutive addresses. Tiles along p are stored transposed, by scalar
 // STS, into rows padded by V elements to spread them over the banks. Blocks wholly
 // inside C load full k-tiles unpredicated; only tiles that cross an edge of op(A) or
 // op(B) take the predicated path, which reads zeros outside.
@@ -37,82 +38,67 @@ static_assert(kWTY * kWTX == 32, "a warp's lanes must tile its WM×WN tile: (WM/
 static_assert(BM % WM == 0 && BN % WN == 0 && TM % kV == 0 && TN % kV == 0 && BK % kV == 0 && BK % 2 == 0,
               "tile sizes must divide");
 
-// V consecutive elements of a stored row starting at src: `in` says the row is inside the
-// matrix, pos is the first element's position along the row and end the row's length.
-// On the vector path end % V == 0 and pos % V == 0, so a slot is wholly in or out.
-template <bool kVec>
+// V consecutive elements of a stored row starting at src (the vector path: the leading
+// dimension is a multiple of V): `in` says the row is inside the matrix, pos is the first
+// element's position along the row and end the row's length; as end % V == 0 and
+// pos % V == 0, a slot is wholly in or out.
 __device__ __forceinline__ void rb_slot_edge(const REAL* src, bool in, unsigned pos, unsigned end, REAL* r) {
-  if constexpr (kVec) {
-    if (in && pos < end) {
-      hb_ldv<kV>(src, r);
-    } else {
-#pragma unroll
-      for (int q = 0; q < kV; ++q) r[q] = 0;
-    }
-  } else {
-#pragma unroll
-    for (int q = 0; q < kV; ++q) r[q] = (in && pos + q < end) ? src[q] : (REAL)0;
-  }
-}
-template <bool kVec>
-__device__ __forceinline__ void rb_slot(const REAL* src, REAL* r) {
-  if constexpr (kVec) {
+  if (in && pos < end) {
     hb_ldv<kV>(src, r);
   } else {
 #pragma unroll
-    for (int q = 0; q < kV; ++q) r[q] = src[q];
+    for (int q = 0; q < kV; ++q) r[q] = 0;
   }
 }
 __device__ constexpr bool rb_has(int slots, unsigned s) { return slots % RB_NT == 0 || s < (unsigned)slots; }
 
-// This thread's slots of the k-tile at p0 of op(A) (rows i0..) and op(B) (columns j0..),
-// predicated: for tiles that cross an edge of op(A) or op(B).
-__device__ __forceinline__ void rb_fetch_edge(const REAL* __restrict__ A, const REAL* __restrict__ B, unsigned m,
-                                              unsigned n, unsigned k, unsigned i0, unsigned j0, unsigned p0,
-                                              unsigned tid, REAL* ra, REAL* rb) {
+// This thread's slots of the k-tile at p0 of op(A) (rows i0..), predicated: for tiles
+// that cross an edge of op(A) or op(B).
+__device__ __forceinline__ void rb_fetch_edge_a(const REAL* __restrict__ A, unsigned m, unsigned k, unsigned i0,
+                                                unsigned p0, unsigned tid, REAL* ra) {
 #pragma unroll
   for (int u = 0; u < kPerA; ++u) {
     const unsigned s = tid + u * RB_NT;
     if (rb_has(kSlotsA, s)) {
 #if TA  // A is k×m: slots run along i
       const unsigned p = p0 + s / (BM / kV), i = i0 + s % (BM / kV) * kV;
-      rb_slot_edge<VEC_A>(A + p * m + i, p < k, i, m, ra + u * kV);
+      rb_slot_edge(A + p * m + i, p < k, i, m, ra + u * kV);
 #else  // A is m×k: slots run along p
       const unsigned i = i0 + s / (BK / kV), p = p0 + s % (BK / kV) * kV;
-      rb_slot_edge<VEC_A>(A + i * k + p, i < m, p, k, ra + u * kV);
+      rb_slot_edge(A + i * k + p, i < m, p, k, ra + u * kV);
 #endif
     }
   }
+}
+// The same for op(B) (columns j0..).
+__device__ __forceinline__ void rb_fetch_edge_b(const REAL* __restrict__ B, unsigned n, unsigned k, unsigned j0,
+                                                unsigned p0, unsigned tid, REAL* rb) {
 #pragma unroll
   for (int u = 0; u < kPerB; ++u) {
     const unsigned s = tid + u * RB_NT;
     if (rb_has(kSlotsB, s)) {
 #if TB  // B is n×k: slots run along p
       const unsigned j = j0 + s / (BK / kV), p = p0 + s % (BK / kV) * kV;
-      rb_slot_edge<VEC_B>(B + j * k + p, j < n, p, k, rb + u * kV);
+      rb_slot_edge(B + j * k + p, j < n, p, k, rb + u * kV);
 #else  // B is k×n: slots run along j
       const unsigned p = p0 + s / (BN / kV), j = j0 + s % (BN / kV) * kV;
-      rb_slot_edge<VEC_B>(B + p * n + j, p < k, j, n, rb + u * kV);
+      rb_slot_edge(B + p * n + j, p < k, j, n, rb + u * kV);
 #endif
     }
   }
 }
 
 // The same slots, unpredicated, through pointers that follow the k-tiles.
-__device__ __forceinline__ void rb_fetch(const REAL* const* pa, const REAL* const* pb, unsigned tid, REAL* ra,
-                                         REAL* rb) {
+template <int kPer, int kSlots>
+__device__ __forceinline__ void rb_fetch_slots(const REAL* const* ptr, unsigned tid, REAL* r) {
 #pragma unroll
-  for (int u = 0; u < kPerA; ++u)
-    if (rb_has(kSlotsA, tid + u * RB_NT)) rb_slot<VEC_A>(pa[u], ra + u * kV);
-#pragma unroll
-  for (int u = 0; u < kPerB; ++u)
-    if (rb_has(kSlotsB, tid + u * RB_NT)) rb_slot<VEC_B>(pb[u], rb + u * kV);
+  for (int u = 0; u < kPer; ++u)
+    if (rb_has(kSlots, tid + u * RB_NT)) hb_ldv<kV>(ptr[u], r + u * kV);
 }
 
-// The fetched slots into one stage of shared memory, K-major: As[p][i] then Bs[p][j].
-__device__ __forceinline__ void rb_store(REAL* stage, unsigned tid, const REAL* ra, const REAL* rb) {
+// The fetched slots into one stage of shared memory, K-major: As[p][i], Bs[p][j].
+__device__ __forceinline__ void rb_store_a(REAL* stage, unsigned tid, const REAL* ra) {
   REAL(*As)[kLdA] = reinterpret_cast<REAL(*)[kLdA]>(stage);
-  REAL(*Bs)[kLdB] = reinterpret_cast<REAL(*)[kLdB]>(stage + BK * kLdA);
 #pragma unroll
   for (int u = 0; u < kPerA; ++u) {
     const unsigned s = tid + u * RB_NT;
@@ -126,6 +112,9 @@ __device__ __forceinline__ void rb_store(REAL* stage, unsigned tid, const REAL* 
 #endif
     }
   }
+}
+__device__ __forceinline__ void rb_store_b(REAL* stage, unsigned tid, const REAL* rb) {
+  REAL(*Bs)[kLdB] = reinterpret_cast<REAL(*)[kLdB]>(stage + BK * kLdA);
 #pragma unroll
   for (int u = 0; u < kPerB; ++u) {
     const unsigned s = tid + u * RB_NT;
@@ -140,6 +129,68 @@ __device__ __forceinline__ void rb_store(REAL* stage, unsigned tid, const REAL* 
     }
   }
 }
+
+// The element path, when a leading dimension is not a multiple of V (odd shapes). Slots
+// of V scalars would make every load instruction of a warp touch V times as many 128-byte
+// lines (with BK = 16: 8 stored rows, 4 scattered elements each), and the L1 pipe, which
+// also carries every LDS, becomes the limit. Here element w of a thread is element
+// tid + w·RB_NT of the tile in stored order, so a warp reads 32 consecutive elements of
+// one or a few stored rows. An operand's k-tile is kRows stored rows ("across") of kL
+// contiguous elements ("along"); both and RB_NT are powers of two, so one divides the
+// other and the split of tid + w·RB_NT below costs no division per element.
+template <int kL>
+__device__ __forceinline__ unsigned rb_across(unsigned tid, int w) {
+  static_assert(RB_NT % kL == 0 || kL % RB_NT == 0, "tile extents and thread counts are powers of two");
+  if constexpr (RB_NT % kL == 0)
+    return tid / kL + w * (RB_NT / kL);
+  else
+    return w * RB_NT / kL;
+}
+template <int kL>
+__device__ __forceinline__ unsigned rb_along(unsigned tid, int w) {
+  if constexpr (RB_NT % kL == 0)
+    return tid % kL;
+  else
+    return tid + w * RB_NT % kL;
+}
+template <int kRows, int kL>
+__device__ constexpr int rb_elems() {
+  return (kRows * kL + RB_NT - 1) / RB_NT;
+}
+template <int kRows, int kL>
+__device__ __forceinline__ bool rb_elem_has(unsigned tid, int w) {
+  return (kRows * kL) % RB_NT == 0 || rb_across<kL>(tid, w) < (unsigned)kRows;
+}
+// tile: the k-tile's first element in memory; ld: the operand's stored row length. The
+// edge form reads zeros beyond `rows` stored rows and `len` elements along them.
+template <int kRows, int kL>
+__device__ __forceinline__ void rb_fetch_elems(const REAL* tile, unsigned ld, unsigned tid, REAL* r) {
+#pragma unroll
+  for (int w = 0; w < rb_elems<kRows, kL>(); ++w)
+    if (rb_elem_has<kRows, kL>(tid, w)) r[w] = tile[rb_across<kL>(tid, w) * ld + rb_along<kL>(tid, w)];
+}
+template <int kRows, int kL>
+__device__ __forceinline__ void rb_fetch_elems_edge(const REAL* tile, unsigned ld, unsigned rows, unsigned len,
+                                                    unsigned tid, REAL* r) {
+#pragma unroll
+  for (int w = 0; w < rb_elems<kRows, kL>(); ++w) {
+    const unsigned a = rb_across<kL>(tid, w), b = rb_along<kL>(tid, w);
+    if (rb_elem_has<kRows, kL>(tid, w)) r[w] = a < rows && b < len ? tile[a * ld + b] : (REAL)0;
+  }
+}
+// Into shared rows of kLd elements: S[along][across] when the stored rows run along p
+// (kAlongP), else S[across][along]; either way K-major, as the slot path stores.
+template <int kRows, int kL, int kLd, bool kAlongP>
+__device__ __forceinline__ void rb_store_elems(REAL* S, unsigned tid, const REAL* r) {
+#pragma unroll
+  for (int w = 0; w < rb_elems<kRows, kL>(); ++w) {
+    const unsigned a = rb_across<kL>(tid, w), b = rb_along<kL>(tid, w);
+    if (rb_elem_has<kRows, kL>(tid, w)) S[kAlongP ? b * kLd + a : a * kLd + b] = r[w];
+  }
+}
+// op(A)'s and op(B)'s k-tiles as stored: A is m×k (rows i along p) or, with TA, k×m.
+constexpr int kRowsA = TA ? BK : BM, kLenA = TA ? BM : BK;
+constexpr int kRowsB = TB ? BN : BK, kLenB = TB ? BK : BN;
 
 // Step p's fragments from one stage: this thread's TM elements of column p of the op(A)
 // tile (rows ty..) and TN elements of row p of the op(B) tile (columns tx..).
@@ -171,20 +222,29 @@ extern "C" __global__ void __launch_bounds__(RB_NT, MINB)
   const bool full = i0 + BM <= m && j0 + BN <= n;  // the block's C tile lies inside C
   const unsigned fast = full ? k / BK : 0;          // tiles [0, fast) are fetched unpredicated
 
-  // Unpredicated fetches read through pa/pb, which start at k-tile 0 and advance by
-  // one k-tile (steps in elements) after every fetch, whichever path it took.
+  // Slots read unpredicated through pa/pb, which start at k-tile 0 and advance by one
+  // k-tile (steps in elements) after every fetch, whichever path it took; the element
+  // path reads from the k-tile's origin ta/tb.
+#if VEC_A
   const REAL* pa[kPerA];
-  const REAL* pb[kPerB];
 #pragma unroll
   for (int u = 0; u < kPerA; ++u) {
     const unsigned s = tid + u * RB_NT;
     pa[u] = TA ? A + s / (BM / kV) * m + i0 + s % (BM / kV) * kV : A + (i0 + s / (BK / kV)) * k + s % (BK / kV) * kV;
   }
+#else
+  const REAL* ta = TA ? A + i0 : A + i0 * k;
+#endif
+#if VEC_B
+  const REAL* pb[kPerB];
 #pragma unroll
   for (int u = 0; u < kPerB; ++u) {
     const unsigned s = tid + u * RB_NT;
     pb[u] = TB ? B + (j0 + s / (BK / kV)) * k + s % (BK / kV) * kV : B + s / (BN / kV) * n + j0 + s % (BN / kV) * kV;
   }
+#else
+  const REAL* tb = TB ? B + j0 * k : B + j0;
+#endif
   const unsigned step_a = TA ? BK * m : BK, step_b = TB ? BK : BK * n;
 
   REAL acc[TM][TN];
@@ -192,23 +252,58 @@ extern "C" __global__ void __launch_bounds__(RB_NT, MINB)
   for (int r = 0; r < TM; ++r)
 #pragma unroll
     for (int c = 0; c < TN; ++c) acc[r][c] = 0;
-  REAL ra[kPerA * kV], rb[kPerB * kV];  // the next k-tile, on its way to shared memory
-  REAL fa[2][TM], fb[2][TN];            // fragments of this k-step and the next
+  // The next k-tile, on its way to shared memory.
+  REAL ra[VEC_A ? kPerA * kV : rb_elems<kRowsA, kLenA>()], rb[VEC_B ? kPerB * kV : rb_elems<kRowsB, kLenB>()];
+  REAL fa[2][TM], fb[2][TN];  // fragments of this k-step and the next
 
-  // Fetches k-tile t into ra/rb and moves the fast-path pointers on to tile t+1.
+  // Fetches k-tile t into ra/rb and moves the pointers on to tile t+1.
   auto fetch = [&](unsigned t) {
+    const unsigned p0 = t * BK;
+#if VEC_A
     if (t < fast)
-      rb_fetch(pa, pb, tid, ra, rb);
+      rb_fetch_slots<kPerA, kSlotsA>(pa, tid, ra);
     else
-      rb_fetch_edge(A, B, m, n, k, i0, j0, t * BK, tid, ra, rb);
+      rb_fetch_edge_a(A, m, k, i0, p0, tid, ra);
 #pragma unroll
     for (int u = 0; u < kPerA; ++u) pa[u] += step_a;
+#else
+    if (t < fast)
+      rb_fetch_elems<kRowsA, kLenA>(ta, TA ? m : k, tid, ra);
+    else
+      rb_fetch_elems_edge<kRowsA, kLenA>(ta, TA ? m : k, TA ? k - p0 : m - i0, TA ? m - i0 : k - p0, tid, ra);
+    ta += step_a;
+#endif
+#if VEC_B
+    if (t < fast)
+      rb_fetch_slots<kPerB, kSlotsB>(pb, tid, rb);
+    else
+      rb_fetch_edge_b(B, n, k, j0, p0, tid, rb);
 #pragma unroll
     for (int u = 0; u < kPerB; ++u) pb[u] += step_b;
+#else
+    if (t < fast)
+      rb_fetch_elems<kRowsB, kLenB>(tb, TB ? k : n, tid, rb);
+    else
+      rb_fetch_elems_edge<kRowsB, kLenB>(tb, TB ? k : n, TB ? n - j0 : k - p0, TB ? k - p0 : n - j0, tid, rb);
+    tb += step_b;
+#endif
+  };
+  // The fetched tile into one stage of shared memory.
+  auto store = [&](REAL* stage) {
+#if VEC_A
+    rb_store_a(stage, tid, ra);
+#else
+    rb_store_elems<kRowsA, kLenA, kLdA, !TA>(stage, tid, ra);
+#endif
+#if VEC_B
+    rb_store_b(stage, tid, rb);
+#else
+    rb_store_elems<kRowsB, kLenB, kLdB, (bool)TB>(stage + BK * kLdA, tid, rb);
+#endif
   };
 
   fetch(0);
-  rb_store(smem, tid, ra, rb);
+  store(smem);
   __syncthreads();
   rb_frag(smem, 0, ty, tx, fa[0], fb[0]);
 
@@ -226,7 +321,7 @@ extern "C" __global__ void __launch_bounds__(RB_NT, MINB)
         // last tile the fragments read are stale and never used.
         cur ^= kStage;
         if (more) {
-          rb_store(smem + cur, tid, ra, rb);
+          store(smem + cur);
           __syncthreads();
         }
         rb_frag(smem + cur, 0, ty, tx, fa[0], fb[0]);
