@@ -272,13 +272,14 @@ TEST_F(PlanTest, AutoRuleFollowsTheRowLengths) {
   r.op = "spmv";
   r.variants = {"auto", "vector"};  // auto beside a named one
   r.precisions = {Precision::D};
-  // short even rows; long even rows; a power-law tail; one dense row
+  // short even rows; long even rows; a power-law tail; one dense row; short rows of
+  // random columns
   r.inputs = {"gen:poisson2d:n=30", "gen:banded:n=2000,bw=12", "gen:powerlaw:n=20000,avg=8",
-              "gen:dense_row:n=5000"};
+              "gen:dense_row:n=5000", "gen:random:n=5000,per_row=3"};
   auto p = plan_points({plan_run(r, 7, find_op("spmv"), variants, {devices[0]})});
-  ASSERT_EQ(p.points.size(), 8u);
-  const char* want[] = {"scalar", "vector", "merge", "merge"};
-  for (std::size_t i = 0; i < 4; ++i) {
+  ASSERT_EQ(p.points.size(), 10u);
+  const char* want[] = {"scalar", "vector", "merge", "merge", "vector"};
+  for (std::size_t i = 0; i < 5; ++i) {
     const auto& auto_pt = p.points[2 * i];
     SCOPED_TRACE(r.inputs[i]);
     EXPECT_EQ(auto_pt.variant->name, want[i]);
@@ -288,6 +289,8 @@ TEST_F(PlanTest, AutoRuleFollowsTheRowLengths) {
     EXPECT_TRUE(p.points[2 * i + 1].auto_choice.is_null());
   }
   EXPECT_THAT(p.points[6].auto_choice["reason"].get<std::string>(), HasSubstr("max/mean row length"));
+  EXPECT_THAT(p.points[8].auto_choice["reason"].get<std::string>(), HasSubstr("of scattered columns"));
+  EXPECT_THAT(p.points[2].auto_choice["reason"].get<std::string>(), HasSubstr("long"));  // a band is not scattered
 }
 
 
@@ -307,6 +310,21 @@ TEST(AutoParamRule, ValuesFollowTheRowStatistics) {
   const auto uneven = tuning::rule_params("spmv", "scalar", {{"row_mean", 2.4}, {"row_std", 1.2}});
   EXPECT_EQ(uneven.at("WG").value, 32);
   EXPECT_THAT(uneven.at("WG").why, HasSubstr("cv 0.5 > 0.3"));
+  // Scattered columns (bandwidth/cols > 0.25): VW 2 and one step per lane, TPR the
+  // smallest power of two >= mean / 2, in 2..64; a band of the same rows keeps the rule above.
+  auto scattered = [](double mean, double bandwidth) {
+    return tuning::rule_params("spmv", "vector",
+                               {{"row_mean", mean}, {"row_std", 0.0}, {"cols", 1000.0}, {"bandwidth", bandwidth}});
+  };
+  const std::pair<double, long long> spread[] = {{2.4, 2}, {3, 2}, {7, 4}, {20, 16}, {33, 32}, {500, 64}};
+  for (const auto& [mean, t] : spread) {
+    const auto r = scattered(mean, 990);
+    EXPECT_EQ(r.at("TPR").value, t) << mean;
+    EXPECT_EQ(r.at("VW").value, 2) << mean;
+    EXPECT_THAT(r.at("TPR").why, HasSubstr("scattered columns (bandwidth/cols 0.99 > 0.25)"));
+  }
+  EXPECT_EQ(scattered(20, 100).at("TPR").value, 4);  // bandwidth/cols 0.1: the band rule
+  EXPECT_EQ(scattered(20, 100).count("VW"), 0u);
   EXPECT_TRUE(tuning::rule_params("spmv", "scalar", {{"row_mean", 7.0}, {"row_std", 0.5}}).empty());  // even rows
   EXPECT_TRUE(tuning::rule_params("spmv", "adaptive", {{"row_mean", 7.0}, {"row_std", 0.5}}).empty());
   EXPECT_TRUE(tuning::rule_params("gemm", "regblock", {{"m", 64}}).empty());
@@ -330,8 +348,9 @@ TEST_F(PlanTest, AutoParametersFromTheRuleWhenTheDatabaseHasNothingNear) {
   r.op = "spmv";
   r.variants = {"auto", "vector"};
   r.precisions = {Precision::D};
-  // uneven short rows (cv 0.65): scalar; rows of 25: vector; one dense row, mean ~2: merge
-  r.inputs = {"gen:random:n=2000,per_row=3,empty=0.3", "gen:banded:n=2000,bw=12", "gen:dense_row:n=5000"};
+  // uneven short rows of a band (cv about 0.6): scalar; rows of 25: vector; one dense row,
+  // mean ~2: merge
+  r.inputs = {"gen:banded:n=2000,bw=3,density=0.3", "gen:banded:n=2000,bw=12", "gen:dense_row:n=5000"};
   auto p = plan_points({plan_run(r, 7, find_op("spmv"), variants, {devices[0]})});
   ASSERT_EQ(p.points.size(), 6u);
   EXPECT_EQ(p.points[0].variant->name, "scalar");

@@ -22,6 +22,10 @@ struct RuleChoice {
 inline constexpr double kSkewedMaxMean = 8;  // max/mean row length above: skewed
 inline constexpr double kSkewedCv = 1;       // or coefficient of variation above
 inline constexpr double kShortMean = 12;     // mean row length below: short rows
+// Even rows whose columns reach this fraction of the matrix's width from the diagonal
+// (the features' bandwidth ÷ cols): gathers of x from anywhere, which miss the cache
+// (random rows, not bands or stencils); the rule then takes vector with one step per lane.
+inline constexpr double kScatteredBandwidth = 0.25;
 
 // The variant the rule picks among `available` (names of the op's own variants that run
 // on the device in the precision), or nullopt when `available` is empty.
@@ -30,8 +34,8 @@ std::optional<RuleChoice> rule_choice(const std::string& op, const nlohmann::jso
 
 // The parameter rule of `--variant auto`, for a point the database knows nothing near:
 // values from the problem's features for the parameters the rule has an opinion on
-// (SpMV: vector's TPR from the mean row length, merge's IPT from nnz/rows, scalar's WG
-// from the spread of row lengths; docs/tuning-db.md gives the reasoning and the H200
+// (SpMV: vector's TPR from the mean row length, and with VW from it where the columns
+// are scattered, merge's IPT from nnz/rows, scalar's WG from the spread of row lengths; docs/tuning-db.md gives the reasoning and the H200
 // figures). Each value comes with its reason, recorded as the parameter's source; the
 // caller keeps only values in the variant's domain. Empty for ops without such a rule.
 struct RuleParam {

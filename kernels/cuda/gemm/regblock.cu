@@ -16,8 +16,9 @@
 // Global tiles are copied along the stored rows of the operand (p for A when !TA and B
 // when TB, i or j otherwise), so every layout reads whole 32-byte sectors. With VEC_A /
 // VEC_B (per-point defines: the leading dimension is a multiple of V) a thread copies
-// slots of V elements, one 16-byte load each; otherwise (odd shapes) single elements, the
-// lanes of a warp on consecutive addresses. Tiles along p are stored transposed, by scalar
+// slots of V elements, one 16-byte load each; otherwise (odd shapes) slots of V scalar
+// loads where the stored rows run along i or j, and single elements, the lanes of a warp
+// on consecutive addresses, where they run along p (see "The element path" below). Tiles along p are stored transposed, by scalar
 // STS, into rows padded by V elements to spread them over the banks. Blocks wholly
 // inside C load full k-tiles unpredicated; only tiles that cross an edge of op(A) or
 // op(B) take the predicated path, which reads zeros outside.
@@ -38,16 +39,30 @@ static_assert(kWTY * kWTX == 32, "a warp's lanes must tile its WM×WN tile: (WM/
 static_assert(BM % WM == 0 && BN % WN == 0 && TM % kV == 0 && TN % kV == 0 && BK % kV == 0 && BK % 2 == 0,
               "tile sizes must divide");
 
-// V consecutive elements of a stored row starting at src (the vector path: the leading
-// dimension is a multiple of V): `in` says the row is inside the matrix, pos is the first
-// element's position along the row and end the row's length; as end % V == 0 and
-// pos % V == 0, a slot is wholly in or out.
+// V consecutive elements of a stored row starting at src: `in` says the row is inside the
+// matrix, pos is the first element's position along the row and end the row's length.
+// On the vector path end % V == 0 and pos % V == 0, so a slot is wholly in or out.
+template <bool kVec>
 __device__ __forceinline__ void rb_slot_edge(const REAL* src, bool in, unsigned pos, unsigned end, REAL* r) {
-  if (in && pos < end) {
+  if constexpr (kVec) {
+    if (in && pos < end) {
+      hb_ldv<kV>(src, r);
+    } else {
+#pragma unroll
+      for (int q = 0; q < kV; ++q) r[q] = 0;
+    }
+  } else {
+#pragma unroll
+    for (int q = 0; q < kV; ++q) r[q] = (in && pos + q < end) ? src[q] : (REAL)0;
+  }
+}
+template <bool kVec>
+__device__ __forceinline__ void rb_slot(const REAL* src, REAL* r) {
+  if constexpr (kVec) {
     hb_ldv<kV>(src, r);
   } else {
 #pragma unroll
-    for (int q = 0; q < kV; ++q) r[q] = 0;
+    for (int q = 0; q < kV; ++q) r[q] = src[q];
   }
 }
 __device__ constexpr bool rb_has(int slots, unsigned s) { return slots % RB_NT == 0 || s < (unsigned)slots; }
@@ -62,10 +77,10 @@ __device__ __forceinline__ void rb_fetch_edge_a(const REAL* __restrict__ A, unsi
     if (rb_has(kSlotsA, s)) {
 #if TA  // A is k×m: slots run along i
       const unsigned p = p0 + s / (BM / kV), i = i0 + s % (BM / kV) * kV;
-      rb_slot_edge(A + p * m + i, p < k, i, m, ra + u * kV);
+      rb_slot_edge<VEC_A>(A + p * m + i, p < k, i, m, ra + u * kV);
 #else  // A is m×k: slots run along p
       const unsigned i = i0 + s / (BK / kV), p = p0 + s % (BK / kV) * kV;
-      rb_slot_edge(A + i * k + p, i < m, p, k, ra + u * kV);
+      rb_slot_edge<VEC_A>(A + i * k + p, i < m, p, k, ra + u * kV);
 #endif
     }
   }
@@ -79,21 +94,21 @@ __device__ __forceinline__ void rb_fetch_edge_b(const REAL* __restrict__ B, unsi
     if (rb_has(kSlotsB, s)) {
 #if TB  // B is n×k: slots run along p
       const unsigned j = j0 + s / (BK / kV), p = p0 + s % (BK / kV) * kV;
-      rb_slot_edge(B + j * k + p, j < n, p, k, rb + u * kV);
+      rb_slot_edge<VEC_B>(B + j * k + p, j < n, p, k, rb + u * kV);
 #else  // B is k×n: slots run along j
       const unsigned p = p0 + s / (BN / kV), j = j0 + s % (BN / kV) * kV;
-      rb_slot_edge(B + p * n + j, p < k, j, n, rb + u * kV);
+      rb_slot_edge<VEC_B>(B + p * n + j, p < k, j, n, rb + u * kV);
 #endif
     }
   }
 }
 
 // The same slots, unpredicated, through pointers that follow the k-tiles.
-template <int kPer, int kSlots>
+template <bool kVec, int kPer, int kSlots>
 __device__ __forceinline__ void rb_fetch_slots(const REAL* const* ptr, unsigned tid, REAL* r) {
 #pragma unroll
   for (int u = 0; u < kPer; ++u)
-    if (rb_has(kSlots, tid + u * RB_NT)) hb_ldv<kV>(ptr[u], r + u * kV);
+    if (rb_has(kSlots, tid + u * RB_NT)) rb_slot<kVec>(ptr[u], r + u * kV);
 }
 
 // The fetched slots into one stage of shared memory, K-major: As[p][i], Bs[p][j].
@@ -130,14 +145,18 @@ __device__ __forceinline__ void rb_store_b(REAL* stage, unsigned tid, const REAL
   }
 }
 
-// The element path, when a leading dimension is not a multiple of V (odd shapes). Slots
-// of V scalars would make every load instruction of a warp touch V times as many 128-byte
-// lines (with BK = 16: 8 stored rows, 4 scattered elements each), and the L1 pipe, which
-// also carries every LDS, becomes the limit. Here element w of a thread is element
-// tid + w·RB_NT of the tile in stored order, so a warp reads 32 consecutive elements of
-// one or a few stored rows. An operand's k-tile is kRows stored rows ("across") of kL
-// contiguous elements ("along"); both and RB_NT are powers of two, so one divides the
-// other and the split of tid + w·RB_NT below costs no division per element.
+// The element path, for an operand whose leading dimension is not a multiple of V and
+// whose stored rows run along p (A when !TA, B when TB; odd shapes). Slots of V scalars
+// there made every load instruction of a warp touch V times as many 128-byte lines (with
+// BK = 16: 8 stored rows, 4 scattered elements each), and the L1 pipe, which also carries
+// every LDS, became the limit. Here element w of a thread is element tid + w·RB_NT of the
+// tile in stored order, so a warp reads 32 consecutive elements of a few stored rows;
+// the shared stores are scalar either way (transposed). Where the rows run along i or j,
+// scalar slots stay: their V elements leave as one 16-byte STS, and the instructions
+// saved there outweigh the lines (3001x5003x997 TN: 37.3 TFLOP/s by slots, 36.4 by
+// elements). An operand's k-tile is kRows stored rows ("across") of kL contiguous
+// elements ("along"); both and RB_NT are powers of two, so one divides the other and the
+// split of tid + w·RB_NT below costs no division per element.
 template <int kL>
 __device__ __forceinline__ unsigned rb_across(unsigned tid, int w) {
   static_assert(RB_NT % kL == 0 || kL % RB_NT == 0, "tile extents and thread counts are powers of two");
@@ -191,6 +210,8 @@ __device__ __forceinline__ void rb_store_elems(REAL* S, unsigned tid, const REAL
 // op(A)'s and op(B)'s k-tiles as stored: A is m×k (rows i along p) or, with TA, k×m.
 constexpr int kRowsA = TA ? BK : BM, kLenA = TA ? BM : BK;
 constexpr int kRowsB = TB ? BN : BK, kLenB = TB ? BK : BN;
+#define RB_ELEM_A (!(VEC_A) && !(TA))
+#define RB_ELEM_B (!(VEC_B) && (TB))
 
 // Step p's fragments from one stage: this thread's TM elements of column p of the op(A)
 // tile (rows ty..) and TN elements of row p of the op(B) tile (columns tx..).
@@ -225,7 +246,7 @@ extern "C" __global__ void __launch_bounds__(RB_NT, MINB)
   // Slots read unpredicated through pa/pb, which start at k-tile 0 and advance by one
   // k-tile (steps in elements) after every fetch, whichever path it took; the element
   // path reads from the k-tile's origin ta/tb.
-#if VEC_A
+#if !RB_ELEM_A
   const REAL* pa[kPerA];
 #pragma unroll
   for (int u = 0; u < kPerA; ++u) {
@@ -235,7 +256,7 @@ extern "C" __global__ void __launch_bounds__(RB_NT, MINB)
 #else
   const REAL* ta = TA ? A + i0 : A + i0 * k;
 #endif
-#if VEC_B
+#if !RB_ELEM_B
   const REAL* pb[kPerB];
 #pragma unroll
   for (int u = 0; u < kPerB; ++u) {
@@ -253,15 +274,15 @@ extern "C" __global__ void __launch_bounds__(RB_NT, MINB)
 #pragma unroll
     for (int c = 0; c < TN; ++c) acc[r][c] = 0;
   // The next k-tile, on its way to shared memory.
-  REAL ra[VEC_A ? kPerA * kV : rb_elems<kRowsA, kLenA>()], rb[VEC_B ? kPerB * kV : rb_elems<kRowsB, kLenB>()];
+  REAL ra[RB_ELEM_A ? rb_elems<kRowsA, kLenA>() : kPerA * kV], rb[RB_ELEM_B ? rb_elems<kRowsB, kLenB>() : kPerB * kV];
   REAL fa[2][TM], fb[2][TN];  // fragments of this k-step and the next
 
   // Fetches k-tile t into ra/rb and moves the pointers on to tile t+1.
   auto fetch = [&](unsigned t) {
     const unsigned p0 = t * BK;
-#if VEC_A
+#if !RB_ELEM_A
     if (t < fast)
-      rb_fetch_slots<kPerA, kSlotsA>(pa, tid, ra);
+      rb_fetch_slots<VEC_A, kPerA, kSlotsA>(pa, tid, ra);
     else
       rb_fetch_edge_a(A, m, k, i0, p0, tid, ra);
 #pragma unroll
@@ -273,9 +294,9 @@ extern "C" __global__ void __launch_bounds__(RB_NT, MINB)
       rb_fetch_elems_edge<kRowsA, kLenA>(ta, TA ? m : k, TA ? k - p0 : m - i0, TA ? m - i0 : k - p0, tid, ra);
     ta += step_a;
 #endif
-#if VEC_B
+#if !RB_ELEM_B
     if (t < fast)
-      rb_fetch_slots<kPerB, kSlotsB>(pb, tid, rb);
+      rb_fetch_slots<VEC_B, kPerB, kSlotsB>(pb, tid, rb);
     else
       rb_fetch_edge_b(B, n, k, j0, p0, tid, rb);
 #pragma unroll
@@ -290,12 +311,12 @@ extern "C" __global__ void __launch_bounds__(RB_NT, MINB)
   };
   // The fetched tile into one stage of shared memory.
   auto store = [&](REAL* stage) {
-#if VEC_A
+#if !RB_ELEM_A
     rb_store_a(stage, tid, ra);
 #else
     rb_store_elems<kRowsA, kLenA, kLdA, !TA>(stage, tid, ra);
 #endif
-#if VEC_B
+#if !RB_ELEM_B
     rb_store_b(stage, tid, rb);
 #else
     rb_store_elems<kRowsB, kLenB, kLdB, (bool)TB>(stage + BK * kLdA, tid, rb);
