@@ -135,6 +135,19 @@ TEST(ProblemClass, ShapesBucketsAndDistances) {
   EXPECT_EQ(reach("spmv"), 1.0);
   EXPECT_EQ(reach("gemm"), 2.0);
   EXPECT_GT(distance(s(1 << 20, 8, 4096, 20), s(1 << 20, 8, 9, 1)), 8);
+  // Rows of random columns are a class apart from a band of the same rows, beyond reach;
+  // features without the columns' reach (entries written before the flag) are a band's.
+  auto spread = [&](double bandwidth) {
+    auto f = s(1 << 20, 8, 8, 0).features;
+    f["cols"] = 1 << 20;
+    f["bandwidth"] = bandwidth;
+    return classify_features("spmv", f);
+  };
+  EXPECT_EQ(spread(1000000).label, "rows 2^20 mean 2^3 max/mean 2^0 cv 0.0 scattered");
+  EXPECT_EQ(spread(1000).label, "rows 2^20 mean 2^3 max/mean 2^0 cv 0.0");
+  EXPECT_GT(distance(spread(1000000), spread(1000)), reach("spmv"));
+  EXPECT_DOUBLE_EQ(distance(spread(1000), s(1 << 20, 8, 8, 0)), 0);
+  EXPECT_EQ(spread(1000000).features.value("bandwidth", 0.0), 1000000);  // stored with the entry
   EXPECT_THAT([&] { classify_features("spmv", {{"rows", 4}}); }, testing::ThrowsMessage<Error>(HasSubstr("row_mean")));
   EXPECT_TRUE(std::isinf(distance(g(1, 1, 1), s(1, 1, 1, 0))));
 }

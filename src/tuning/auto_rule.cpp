@@ -1,5 +1,7 @@
 #include "tuning/auto_rule.hpp"
 
+#include "tuning/problem_class.hpp"
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -9,12 +11,6 @@ namespace hetbench::tuning {
 namespace {
 
 double get(const nlohmann::json& f, const char* k) { return f.contains(k) && f[k].is_number() ? f[k].get<double>() : 0; }
-
-// bandwidth ÷ cols, 0 where the features lack them (an older record, another op).
-double reach(const nlohmann::json& f) {
-  const double cols = get(f, "cols");
-  return cols > 0 ? get(f, "bandwidth") / cols : 0;
-}
 
 // SpMV: a preference list from the row-length statistics. After the GPU kernels come the
 // host's own ("omp" splits rows and nonzeros evenly, so it is the host's merge).
@@ -29,10 +25,10 @@ std::pair<std::vector<std::string>, std::string> spmv_preference(const nlohmann:
   // step per lane has a row's misses in flight at once, where scalar's thread takes them
   // one after another (H200, D: random rows of 2.4 and 20 nonzeros, vector 0.985 and 1.0
   // of the best own kernel, scalar 0.89 and 0.67).
-  if (const double r = reach(f); r > kScatteredBandwidth)
+  if (const double r = column_reach(f); r > kScatteredColumns)
     return {{"vector", "omp", "scalar", "merge"},
             fmt::format("rule: even rows (max/mean {:.3g} <= {:g}) of scattered columns (bandwidth/cols {:.2g} > {:g})",
-                        skew, kSkewedMaxMean, r, kScatteredBandwidth)};
+                        skew, kSkewedMaxMean, r, kScatteredColumns)};
   if (mean < kShortMean)
     return {{"scalar", "omp", "vector", "merge"},
             fmt::format("rule: even rows (max/mean {:.3g} <= {:g}) and short (mean {:.3g} < {:g})", skew, kSkewedMaxMean,
@@ -97,14 +93,14 @@ std::map<std::string, RuleParam> rule_params(const std::string& op, const std::s
   if (op != "spmv") return out;
   const double mean = get(features, "row_mean"), sd = get(features, "row_std");
   const double cv = mean > 0 ? sd / mean : 0;
-  if (variant == "vector" && reach(features) > kScatteredBandwidth) {
+  if (variant == "vector" && column_reach(features) > kScatteredColumns) {
     // Scattered columns: each step's gathers miss, and a lane waits for them before its
     // next step, so cover the row in one step: TPR·VW >= the mean row length, VW = 2
     // (rows of 20 random columns: TPR 16 reached 1598 GB/s, the 4 of the band rule 1355).
     const double vw = 2;
     const long long tpr = pow2_ceil(mean / vw, 2, 64);
     const std::string why = fmt::format("rule: scattered columns (bandwidth/cols {:.2g} > {:g}), mean row length {:.3g}",
-                                        reach(features), kScatteredBandwidth, mean);
+                                        column_reach(features), kScatteredColumns, mean);
     out["VW"] = {2, why + " -> VW 2"};
     out["TPR"] = {tpr, why + fmt::format(" -> TPR {} (one step of VW 2 per lane)", tpr)};
   } else if (variant == "vector") {

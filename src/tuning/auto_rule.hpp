@@ -22,10 +22,7 @@ struct RuleChoice {
 inline constexpr double kSkewedMaxMean = 8;  // max/mean row length above: skewed
 inline constexpr double kSkewedCv = 1;       // or coefficient of variation above
 inline constexpr double kShortMean = 12;     // mean row length below: short rows
-// Even rows whose columns reach this fraction of the matrix's width from the diagonal
-// (the features' bandwidth ÷ cols): gathers of x from anywhere, which miss the cache
-// (random rows, not bands or stencils); the rule then takes vector with one step per lane.
-inline constexpr double kScatteredBandwidth = 0.25;
+// (Rows of scattered columns, problem_class.hpp's kScatteredColumns, go to vector.)
 
 // The variant the rule picks among `available` (names of the op's own variants that run
 // on the device in the precision), or nullopt when `available` is empty.

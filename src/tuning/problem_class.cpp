@@ -29,10 +29,16 @@ ProblemClass spmv_class(const nlohmann::json& f) {
   const double rows = number(f, "rows", "spmv"), mean = number(f, "row_mean", "spmv");
   const double max = number(f, "row_max", "spmv"), sd = number(f, "row_std", "spmv");
   const double skew = mean > 0 ? max / mean : 1, cv = mean > 0 ? sd / mean : 0;
-  c.coords = {lg(rows), lg(mean), lg(skew), std::log2(1 + cv)};
-  c.label = fmt::format("rows 2^{} mean 2^{} max/mean 2^{} cv {:.1f}", bucket(c.coords[0]), bucket(c.coords[1]),
-                        bucket(c.coords[2]), cv);
+  // The flag is 2 apart, beyond reach: random rows never borrow a band's entry.
+  const bool scattered = column_reach(f) > kScatteredColumns;
+  c.coords = {lg(rows), lg(mean), lg(skew), std::log2(1 + cv), scattered ? 2.0 : 0.0};
+  c.label = fmt::format("rows 2^{} mean 2^{} max/mean 2^{} cv {:.1f}{}", bucket(c.coords[0]), bucket(c.coords[1]),
+                        bucket(c.coords[2]), cv, scattered ? " scattered" : "");
   c.features = {{"rows", rows}, {"row_mean", mean}, {"row_max", max}, {"row_std", sd}};
+  if (f.contains("cols") && f.contains("bandwidth")) {
+    c.features["cols"] = f["cols"];
+    c.features["bandwidth"] = f["bandwidth"];
+  }
   return c;
 }
 
@@ -104,5 +110,11 @@ double distance(const ProblemClass& a, const ProblemClass& b) {
 }
 
 double reach(const std::string& op) { return op == "spmv" ? 1.0 : 2.0; }
+
+double column_reach(const nlohmann::json& f) {
+  const auto num = [&](const char* k) { return f.contains(k) && f[k].is_number() ? f[k].get<double>() : 0.0; };
+  const double cols = num("cols");
+  return cols > 0 ? num("bandwidth") / cols : 0;
+}
 
 }  // namespace hetbench::tuning

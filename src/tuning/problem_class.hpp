@@ -5,7 +5,8 @@
 // Coordinates (all log2, so that a factor of two is one unit everywhere):
 //   vector ops  n
 //   gemm        m, n, k, plus an "odd" flag (a dimension not a multiple of 64)
-//   spmv        rows, mean row length, max/mean row length, 1 + coefficient of variation
+//   spmv        rows, mean row length, max/mean row length, 1 + coefficient of variation,
+//               plus a "scattered" flag (columns from anywhere: bandwidth/cols > 0.25)
 // The label buckets the coordinates (size bucket = round(log2), gemm shape = square, tall,
 // wide, skinny or flat, plus "odd") so that `hetbench db list` groups like problems; the
 // lookup does not use the label but the distance, so a problem between two classes
@@ -42,5 +43,13 @@ double distance(const ProblemClass& a, const ProblemClass& b);
 // Farther than that, the variant's metadata defaults (and auto's rule) are the better
 // guess: a kernel tuned for rows of 8 chooses badly for rows of 40.
 double reach(const std::string& op);
+
+// SpMV: the fraction of the matrix's width its columns reach from the diagonal
+// (bandwidth ÷ cols; 0 where the features lack them, as in entries written before the
+// flag), and the fraction above which the columns count as scattered. Rows of random
+// columns make every gather of x a miss, so kernels and parameters that win on bands and
+// stencils of the same row lengths lose there (docs/tuning-db.md).
+double column_reach(const nlohmann::json& features);
+inline constexpr double kScatteredColumns = 0.25;
 
 }  // namespace hetbench::tuning
