@@ -325,6 +325,13 @@ TEST(AutoParamRule, ValuesFollowTheRowStatistics) {
   }
   EXPECT_EQ(scattered(20, 100).at("TPR").value, 4);  // bandwidth/cols 0.1: the band rule
   EXPECT_EQ(scattered(20, 100).count("VW"), 0u);
+  // A vector kernel without VW (OpenCL's) loads one nonzero a step: twice the lanes.
+  const nlohmann::json random20{{"row_mean", 20.0}, {"row_std", 0.0}, {"cols", 1000.0}, {"bandwidth", 990.0}};
+  const auto one = tuning::rule_params("spmv", "vector", random20, false);
+  EXPECT_EQ(one.at("TPR").value, 32);
+  EXPECT_EQ(one.count("VW"), 0u);
+  EXPECT_THAT(one.at("TPR").why, HasSubstr("one step of 1 per lane"));
+  EXPECT_EQ(tuning::rule_params("spmv", "vector", {{"row_mean", 27.0}, {"row_std", 0.0}}, false).at("TPR").value, 8);
   EXPECT_TRUE(tuning::rule_params("spmv", "scalar", {{"row_mean", 7.0}, {"row_std", 0.5}}).empty());  // even rows
   EXPECT_TRUE(tuning::rule_params("spmv", "adaptive", {{"row_mean", 7.0}, {"row_std", 0.5}}).empty());
   EXPECT_TRUE(tuning::rule_params("gemm", "regblock", {{"m", 64}}).empty());
@@ -339,6 +346,7 @@ TEST_F(PlanTest, AutoParametersFromTheRuleWhenTheDatabaseHasNothingNear) {
                                             std::vector<std::string>{}, BackendKind::OpenCL, "spmv"),
               std::make_shared<FakeVariant>("vector", std::vector{Precision::D},
                                             std::vector<ParamDef>{{"TPR", {2, 4, 8, 16, 32}, 8, ""},
+                                                                  {"VW", {1, 2, 4}, 2, ""},
                                                                   {"WG", {64, 128, 256}, 256, ""}},
                                             std::vector<std::string>{}, BackendKind::OpenCL, "spmv"),
               std::make_shared<FakeVariant>("merge", std::vector{Precision::D},

@@ -109,7 +109,7 @@ ResolvedParams ParamResolver::resolve(const RunPlan& r, std::size_t size, const 
   if (!hit && auto_point) {  // nothing tuned near: auto's parameter rule
     const auto& f = size < r.features.size() ? r.features[size] : nlohmann::json::object();
     ResolvedParams ruled = out;
-    const auto rule = tuning::rule_params(r.op->name(), v.name, f);
+    const auto rule = tuning::rule_params(r.op->name(), v.name, f, v.param("VW") != nullptr);
     for (const auto* d : open)
       if (auto it = rule.find(d->name); it != rule.end() && in_domain(*d, it->second.value)) {
         ruled.values[d->name] = it->second.value;

@@ -88,7 +88,7 @@ long long pow2_ceil(double x, long long lo, long long hi) {
 }  // namespace
 
 std::map<std::string, RuleParam> rule_params(const std::string& op, const std::string& variant,
-                                             const nlohmann::json& features) {
+                                             const nlohmann::json& features, bool has_vw) {
   std::map<std::string, RuleParam> out;
   if (op != "spmv") return out;
   const double mean = get(features, "row_mean"), sd = get(features, "row_std");
@@ -97,17 +97,17 @@ std::map<std::string, RuleParam> rule_params(const std::string& op, const std::s
     // Scattered columns: each step's gathers miss, and a lane waits for them before its
     // next step, so cover the row in one step: TPR·VW >= the mean row length, VW = 2
     // (rows of 20 random columns: TPR 16 reached 1598 GB/s, the 4 of the band rule 1355).
-    const double vw = 2;
+    const double vw = has_vw ? 2 : 1;
     const long long tpr = pow2_ceil(mean / vw, 2, 64);
     const std::string why = fmt::format("rule: scattered columns (bandwidth/cols {:.2g} > {:g}), mean row length {:.3g}",
                                         column_reach(features), kScatteredColumns, mean);
-    out["VW"] = {2, why + " -> VW 2"};
-    out["TPR"] = {tpr, why + fmt::format(" -> TPR {} (one step of VW 2 per lane)", tpr)};
+    if (has_vw) out["VW"] = {2, why + " -> VW 2"};
+    out["TPR"] = {tpr, why + fmt::format(" -> TPR {} (one step of {} per lane)", tpr, vw)};
   } else if (variant == "vector") {
     // TPR lanes share a row, each loading VW (default 2) nonzeros a step. At least two
     // steps per lane (TPR <= mean / (2 VW)) keeps the lanes idle at a row's end under a
     // third and amortises the log2(TPR) shuffle steps of the row's sum.
-    const double vw = 2;
+    const double vw = has_vw ? 2 : 1;
     const long long tpr = pow2_floor(mean / (kLoadsPerLane * vw), 2, 64);
     out["TPR"] = {tpr, fmt::format("rule: mean row length {:.3g} -> TPR {} (>= {:g} loads of {:g} per lane)", mean, tpr,
                                    kLoadsPerLane, vw)};

@@ -39,8 +39,10 @@ struct RuleParam {
   long long value = 0;
   std::string why;  // "rule: mean row length 27 -> TPR 4 (>= 2 loads of VW 2 per lane)"
 };
+// has_vw: the variant loads VW nonzeros a step (CUDA's vector; NVIDIA's and PoCL's
+// OpenCL vector load one), which the TPR rules count in.
 std::map<std::string, RuleParam> rule_params(const std::string& op, const std::string& variant,
-                                             const nlohmann::json& features);
+                                             const nlohmann::json& features, bool has_vw = true);
 
 // Thresholds of the parameter rule.
 inline constexpr double kLoadsPerLane = 2;  // vector: each lane of a row at least this many VW-wide loads
