@@ -18,10 +18,11 @@
 // VEC_B (per-point defines: the leading dimension is a multiple of V) a thread copies
 // slots of V elements, one 16-byte load each; otherwise (odd shapes) slots of V scalar
 // loads where the stored rows run along i or j, and single elements, the lanes of a warp
-// on consecutive addresses, where they run along p (see "The element path" below). Tiles along p are stored transposed, by scalar
-// STS, into rows padded by V elements to spread them over the banks. Blocks wholly
-// inside C load full k-tiles unpredicated; only tiles that cross an edge of op(A) or
-// op(B) take the predicated path, which reads zeros outside.
+// on consecutive addresses, where they run along p (see "The element path" below).
+// Tiles along p are stored transposed, by scalar STS, into rows padded by V elements to
+// spread them over the banks. Blocks wholly inside C load full k-tiles unpredicated;
+// only tiles that cross an edge of op(A) or op(B) take the predicated path, which reads
+// zeros outside.
 #define RB_NT ((BM / WM) * (BN / WN) * 32)
 #if HB_PREC_S
 #define RB_FMA fmaf
