@@ -1,10 +1,10 @@
 #include "tuning/auto_rule.hpp"
 
-#include "tuning/problem_class.hpp"
-
 #include <algorithm>
 
 #include <fmt/format.h>
+
+#include "tuning/problem_class.hpp"
 
 namespace hetbench::tuning {
 

@@ -32,8 +32,8 @@ std::optional<RuleChoice> rule_choice(const std::string& op, const nlohmann::jso
 // The parameter rule of `--variant auto`, for a point the database knows nothing near:
 // values from the problem's features for the parameters the rule has an opinion on
 // (SpMV: vector's TPR from the mean row length, and with VW from it where the columns
-// are scattered, merge's IPT from nnz/rows, scalar's WG from the spread of row lengths; docs/tuning-db.md gives the reasoning and the H200
-// figures). Each value comes with its reason, recorded as the parameter's source; the
+// are scattered, merge's IPT from nnz/rows, scalar's WG from the spread of row lengths;
+// docs/tuning-db.md gives the reasoning and the H200 figures). Each value comes with its reason, recorded as the parameter's source; the
 // caller keeps only values in the variant's domain. Empty for ops without such a rule.
 struct RuleParam {
   long long value = 0;
