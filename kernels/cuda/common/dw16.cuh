@@ -83,6 +83,17 @@ __device__ __forceinline__ hb_dw hb_load_elem(const REAL* __restrict__ p, const 
 #endif
 }
 
+// The same through the read-only data path (__ldg), for an operand the kernel only reads:
+// x of the double-word SpMV kernels (dw.cu, dw_merge.cu).
+__device__ __forceinline__ hb_dw hb_ldg_elem(const REAL* __restrict__ p, const unsigned n, const unsigned i) {
+#if SOA
+  return hb_dw{__ldg(p + i), __ldg(p + (size_t)n + i)};
+#else
+  const REAL2 v = __ldg(reinterpret_cast<const REAL2*>(p) + i);
+  return hb_dw{v.x, v.y};
+#endif
+}
+
 __device__ __forceinline__ void hb_store_elem(REAL* __restrict__ p, const size_t n, const size_t i, const hb_dw v) {
 #if SOA
   p[i] = v.hi;

@@ -11,17 +11,8 @@
 //           WG / TPR rows, double-word warp-shuffle sums (two warps through shared memory
 //           for TPR = 64), as vector.cu.
 // Elements are loaded and stored with common/dw16.cuh's hb_load_elem/hb_store_elem (AoS: one
-// 8- or 16-byte access; SoA: a word from each plane). As in BLAS, y is not read when beta is 0.
-
-// x through the read-only path.
-__device__ __forceinline__ hb_dw hb_spmv_ldg(const REAL* __restrict__ p, const unsigned n, const unsigned i) {
-#if SOA
-  return hb_dw{__ldg(p + i), __ldg(p + (size_t)n + i)};
-#else
-  const REAL2 v = __ldg(reinterpret_cast<const REAL2*>(p) + i);
-  return hb_dw{v.x, v.y};
-#endif
-}
+// 8- or 16-byte access; SoA: a word from each plane), x with its hb_ldg_elem. As in BLAS,
+// y is not read when beta is 0.
 
 // s + a·b for the row sum.
 __device__ __forceinline__ hb_dw hb_spmv_mad(const hb_dw a, const hb_dw b, const hb_dw s) {
@@ -45,7 +36,7 @@ extern "C" __global__ void __launch_bounds__(WG)
   const int end = row_ptr[r + 1];
   hb_dw s{0, 0};
 #pragma unroll 4
-  for (int j = row_ptr[r]; j < end; ++j) s = hb_spmv_mad(hb_load_elem(val, nnz, j), hb_spmv_ldg(x, cols, col[j]), s);
+  for (int j = row_ptr[r]; j < end; ++j) s = hb_spmv_mad(hb_load_elem(val, nnz, j), hb_ldg_elem(x, cols, col[j]), s);
   hb_store_elem(y, rows, r, hb_spmv_axpby(hb_dw{alpha_hi, alpha_lo}, s, beta, y0));
 }
 
@@ -75,7 +66,7 @@ extern "C" __global__ void __launch_bounds__(WG)
       const int end = row_ptr[r + 1];
 #pragma unroll 2
       for (int j = row_ptr[r] + (int)lane; j < end; j += TPR)
-        s = hb_spmv_mad(hb_load_elem(val, nnz, j), hb_spmv_ldg(x, cols, __ldg(col + j)), s);
+        s = hb_spmv_mad(hb_load_elem(val, nnz, j), hb_ldg_elem(x, cols, __ldg(col + j)), s);
     }
 #pragma unroll
     for (unsigned off = W / 2; off > 0; off >>= 1)

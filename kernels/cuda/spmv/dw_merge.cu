@@ -11,15 +11,6 @@
 // Shared memory: WG·IPT·(2 words + an int) + NW·(an int + 2 words), the constraint of the
 // metadata (elem_bytes is the double word's size).
 
-__device__ __forceinline__ hb_dw hb_merge_ldg(const REAL* __restrict__ p, const unsigned n, const unsigned i) {
-#if SOA
-  return hb_dw{__ldg(p + i), __ldg(p + (size_t)n + i)};
-#else
-  const REAL2 v = __ldg(reinterpret_cast<const REAL2*>(p) + i);
-  return hb_dw{v.x, v.y};
-#endif
-}
-
 __device__ __forceinline__ hb_dw hb_merge_shfl_up(const hb_dw v, const int off) {
   return hb_dw{__shfl_up_sync(0xffffffffu, v.hi, off), __shfl_up_sync(0xffffffffu, v.lo, off)};
 }
@@ -56,30 +47,19 @@ extern "C" __global__ void __launch_bounds__(WG)
     for (int u = 0; u < IPT; ++u) {
       const int k = tid + u * WG;
       if (k < nz) {
-        const hb_dw p = hetbench::mul_accurate(v[u], hb_merge_ldg(x, cols, c[u]));
+        const hb_dw p = hetbench::mul_accurate(v[u], hb_ldg_elem(x, cols, c[u]));
         prod_hi[k] = p.hi;
         prod_lo[k] = p.lo;
       }
     }
   }
-#pragma unroll
-  for (int u = 0; u < IPT; ++u) {
-    const int k = tid + u * WG;
-    if (k < nr) row_end[k] = row_ptr[r0 + 1 + k] - n0;  // local nonzero index
-  }
-  if (tid == 0) row_end[nr] = 0x7fffffff;  // past the last row end only nonzeros remain
+  hb_merge_tile_row_ends(row_end, row_ptr, r0, nr, n0, tid);
   __syncthreads();
 
   // This thread's IPT items start at local diagonal dd.
   const int dd = min(tid * IPT, items);
-  int lo = max(dd - nz, 0), hi = min(dd, nr);
-  while (lo < hi) {
-    const int mid = (lo + hi) >> 1;
-    if (row_end[mid] <= dd - mid - 1) lo = mid + 1;
-    else hi = mid;
-  }
-  const int first_row = lo;
-  int xi = lo, yj = dd - lo;
+  const int first_row = hb_merge_tile_rows(row_end, dd, nr, nz);
+  int xi = first_row, yj = dd - first_row;
   hb_dw run{0, 0}, ended[IPT];
   unsigned ends = 0;  // bit u: item u ended a row, whose partial sum is ended[u]
 #pragma unroll

@@ -46,24 +46,13 @@ extern "C" __global__ void __launch_bounds__(WG)
       if (k < nz) prod[k] = v[u] * __ldg(x + c[u]);
     }
   }
-#pragma unroll
-  for (int u = 0; u < IPT; ++u) {
-    const int k = tid + u * WG;
-    if (k < nr) row_end[k] = row_ptr[r0 + 1 + k] - n0;  // local nonzero index
-  }
-  if (tid == 0) row_end[nr] = 0x7fffffff;  // past the last row end only nonzeros remain
+  hb_merge_tile_row_ends(row_end, row_ptr, r0, nr, n0, tid);
   __syncthreads();
 
   // This thread's IPT items start at local diagonal dd.
   const int dd = min(tid * IPT, items);
-  int lo = max(dd - nz, 0), hi = min(dd, nr);
-  while (lo < hi) {
-    const int mid = (lo + hi) >> 1;
-    if (row_end[mid] <= dd - mid - 1) lo = mid + 1;
-    else hi = mid;
-  }
-  const int first_row = lo;
-  int xi = lo, yj = dd - lo;
+  const int first_row = hb_merge_tile_rows(row_end, dd, nr, nz);
+  int xi = first_row, yj = dd - first_row;
   REAL run = 0, ended[IPT];
   unsigned ends = 0;  // bit u: item u ended a row, whose partial sum is ended[u]
 #pragma unroll

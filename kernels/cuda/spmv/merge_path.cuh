@@ -21,6 +21,31 @@ __device__ __forceinline__ int hb_merge_path_rows(const long long d, const unsig
   return (int)lo;
 }
 
+// Inside a tile kernel: the row ends of the tile's nr rows as local nonzero indices
+// (nonzero n0 is local 0) into row_end[0, nr), and past them a sentinel, since after the
+// last row end only nonzeros remain. Shared memory; the caller synchronises.
+__device__ __forceinline__ void hb_merge_tile_row_ends(int* row_end, const int* __restrict__ row_ptr, const int r0,
+                                                       const int nr, const int n0, const int tid) {
+#pragma unroll
+  for (int u = 0; u < IPT; ++u) {
+    const int k = tid + u * WG;
+    if (k < nr) row_end[k] = row_ptr[r0 + 1 + k] - n0;
+  }
+  if (tid == 0) row_end[nr] = 0x7fffffff;
+}
+
+// The search of hb_merge_path_rows within a tile, over those row ends: the rows consumed
+// at local diagonal dd of a tile of nr row ends and nz nonzeros.
+__device__ __forceinline__ int hb_merge_tile_rows(const int* row_end, const int dd, const int nr, const int nz) {
+  int lo = max(dd - nz, 0), hi = min(dd, nr);
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if (row_end[mid] <= dd - mid - 1) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 extern "C" __global__ void spmv_merge_search(const unsigned rows, const unsigned nnz, const unsigned tiles,
                                              const int* __restrict__ row_ptr, int* __restrict__ coords) {
   const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
