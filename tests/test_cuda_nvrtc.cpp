@@ -61,8 +61,11 @@ std::vector<Sizes> problems(const Op& op, Precision p) {
   }
   if (op.name() == "bank_conflict") tokens = {"1000003@stride=1,7@pad=0,1", "4097@stride=63@tile=2048@pad=32"};
   else
+  // S/D GEMM: an odd shape in every layout, since regblock copies each operand by its own
+  // path when its leading dimension is odd (elements along p, scalar slots along i or j).
   if (op.name() == "gemm") tokens = dw ? std::vector<std::string>{"129x65x33@NT", "64@soa", "64@TN@d64"}
-                                       : std::vector<std::string>{"129x65x33@NT", "64@TN", "64@TT"};
+                                       : std::vector<std::string>{"129x65x33@NN", "129x65x33@NT", "129x65x33@TN",
+                                                                  "129x65x33@TT", "64@TN", "64@TT"};
   else if (op.name() == "scan") tokens = {"1000003", "1000003@exclusive"};
   else if (op.name() == "copy_strided") tokens = {"1000003", "1000003@offset=3@stride=5"};
   else if (op.name() == "gather") tokens = {"1000003@random", "1000003@blocked=32@scatter"};
