@@ -24,10 +24,19 @@ namespace hetbench::test {
 // The host variants' OpenMP threads sleep rather than spin between kernels: ranks that
 // oversubscribe the cores would spin each other out of their time slices, and a distributed
 // solve's many small kernels would each wait a scheduler quantum.
+// Each test process gives its mpirun a session folder of its own: two mpiruns that start
+// together (ctest -j2) race to create the shared /tmp/ompi.HOST.UID, and Open MPI 4.1 lets
+// the loser fail in orte_init with "File exists" (seen once in CI). The folder goes at exit.
+inline std::string mpi_session_base() {
+  static const TempDir dir;
+  return dir.str();
+}
+
 inline std::string mpirun_prefix(int np) {
   return "OMP_WAIT_POLICY=passive ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 " +
          std::string(HETBENCH_MPIEXEC) + " -x OMP_WAIT_POLICY --allow-run-as-root --oversubscribe --bind-to none"
-         " --mca btl self,vader --mca btl_vader_single_copy_mechanism none -np " + std::to_string(np) + " ";
+         " --mca btl self,vader --mca btl_vader_single_copy_mechanism none --mca orte_tmpdir_base " +
+         mpi_session_base() + " -np " + std::to_string(np) + " ";
 }
 
 inline CmdResult run_mpi(int np, const std::string& args) {
