@@ -84,6 +84,36 @@ TEST(Rounds, EachRoundRunsOnFreshBuffersAndIsRecorded) {
   }
 }
 
+// A round's new buffers are copied on the device from the ones before: its inputs must
+// hold the same bytes, and an InOut operand (GEMM's C, which every run overwrites with
+// alpha·A·B + beta·C) must come from the pristine copy, or the last timed run, on the
+// last round's buffers, would not validate.
+TEST(Rounds, FreshBuffersHoldTheOperandsTheFirstOnesHeld) {
+  for (auto [dev, variant] : {std::pair{"host", "naive"}, std::pair{"opencl:0:0", "regblock"}}) {
+    SCOPED_TRACE(dev);
+    RunSpec r = dot_run(dev, variant);
+    r.op = "gemm";
+    r.sizes = {"67x45x29"};  // no multiple of a tile
+    r.reps = 12;
+    r.rounds = 4;
+    std::vector<std::vector<unsigned char>> as;
+    set_round_listener([&](int, const BufferMap& m) {
+      Buffer& a = *m.at("A");
+      std::vector<unsigned char> bytes(a.bytes());
+      a.download(bytes.data());
+      as.push_back(std::move(bytes));
+    });
+    const auto recs = run_points(r);
+    set_round_listener(nullptr);
+    ASSERT_EQ(recs.size(), 1u);
+    ASSERT_EQ(recs[0].value("status", ""), "ok") << describe(recs[0]);
+    EXPECT_EQ(recs[0]["timing"]["fresh_buffer_rounds"], 3);
+    ASSERT_EQ(as.size(), 4u);
+    for (std::size_t k = 1; k < as.size(); ++k) EXPECT_TRUE(as[k] == as[0]) << "round " << k;
+    EXPECT_TRUE(recs[0]["validation"]["passed"].get<bool>());
+  }
+}
+
 TEST(Rounds, AdaptiveRoundsShareTheBudgetAndOneRoundIsOnePlacement) {
   RunSpec r = dot_run("host", "loop");
   r.min_samples = 12;

@@ -26,6 +26,9 @@ class DeviceBuffers {
  public:
   // Uploads every operand; throws PointError when the device cannot hold them.
   DeviceBuffers(Device& dev, const Problem& prob);
+  // New buffers holding `like`'s operands (its inputs and pristine InOut copies), copied
+  // on the device: a round's new placement without another trip through the host link.
+  DeviceBuffers(const Problem& prob, DeviceBuffers& like);
   const BufferMap& map() const { return map_; }
   void reset();
   Outputs download();
@@ -36,11 +39,14 @@ class DeviceBuffers {
   void download_outputs();
 
  private:
+  DeviceBuffers(Device& dev, const Problem& prob, DeviceBuffers* like);
+
   Device& dev_;
   const Problem& prob_;
   BufferMap map_;
   std::vector<std::unique_ptr<Buffer>> owned_;
   std::vector<std::pair<Buffer*, Buffer*>> restore_;  // InOut: (working, pristine)
+  std::map<std::string, Buffer*> source_;  // In and InOut arrays: the untouched copy
   std::map<std::string, std::vector<unsigned char>> sinks_;  // Out and InOut arrays
 };
 
