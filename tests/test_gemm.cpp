@@ -119,6 +119,16 @@ TEST(Gemm, BadSizeTokensNameTheToken) {
       EXPECT_THAT(e.what(), HasSubstr("m, n, k >= 1")) << e.what();
     }
   }
+  // A suffix ends the token: a list of sizes with a layout each is several tokens.
+  for (const char* bad : {"256@NT,256@TN", "8,16@TT,32"}) {
+    try {
+      op.parse_sizes(bad);
+      ADD_FAILURE() << "'" << bad << "' was accepted";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr(std::string("GEMM size '") + bad + "'")) << e.what();
+      EXPECT_THAT(e.what(), HasSubstr("give each layout or storage its own --size")) << e.what();
+    }
+  }
 }
 
 TEST(Gemm, OffByOneKernelFailsValidation) {

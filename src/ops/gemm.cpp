@@ -79,6 +79,11 @@ class GemmOp final : public Op {
         const auto next = token.find('@', at + 1);
         std::string suf = token.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
         at = next;
+        if (suf.find(',') != std::string::npos)
+          throw Error(fmt::format("GEMM size '{}': a suffix (@{}) applies to every size of the list before it and "
+                                  "ends the token; give each layout or storage its own --size (or sizes entry), "
+                                  "e.g. --size 256@NT --size 256@TN",
+                                  token, suf.substr(0, suf.find(','))));
         for (auto& c : suf) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
         if (suf.rfind("ERANGE=", 0) == 0) {
           if (erange || !erange_axis().set(common, suf.substr(7)))

@@ -44,45 +44,36 @@
 #define LDB BN
 #endif
 
-// op(A)[i..i+3][p] when A is stored k-major (TA), else op(A)[i][p..p+3]: 4 consecutive
-// elements in memory either way. Zeros outside op(A).
-REAL4 fetch_a(global const REAL* restrict A, const uint m, const uint k, const uint i, const uint p, const bool fast) {
-#if TA
-  if (fast) return *(global const REAL4*)(A + p * m + i);
+// Elements c..c+3 of row r of a stored rows×cols matrix M (row-major), zeros outside:
+// 4 consecutive elements in memory, one 4-vector load when `fast`.
+REAL4 fetch_row4(global const REAL* restrict M, const uint rows, const uint cols, const uint r, const uint c,
+                 const bool fast) {
+  if (fast) return *(global const REAL4*)(M + r * cols + c);
+  const bool in = r < rows;
   REAL4 v;
-  v.x = (i + 0 < m && p < k) ? A_AT(i + 0, p) : (REAL)0;
-  v.y = (i + 1 < m && p < k) ? A_AT(i + 1, p) : (REAL)0;
-  v.z = (i + 2 < m && p < k) ? A_AT(i + 2, p) : (REAL)0;
-  v.w = (i + 3 < m && p < k) ? A_AT(i + 3, p) : (REAL)0;
-#else
-  if (fast) return *(global const REAL4*)(A + i * k + p);
-  REAL4 v;
-  v.x = (i < m && p + 0 < k) ? A_AT(i, p + 0) : (REAL)0;
-  v.y = (i < m && p + 1 < k) ? A_AT(i, p + 1) : (REAL)0;
-  v.z = (i < m && p + 2 < k) ? A_AT(i, p + 2) : (REAL)0;
-  v.w = (i < m && p + 3 < k) ? A_AT(i, p + 3) : (REAL)0;
-#endif
+  v.x = (in && c + 0 < cols) ? M[r * cols + c + 0] : (REAL)0;
+  v.y = (in && c + 1 < cols) ? M[r * cols + c + 1] : (REAL)0;
+  v.z = (in && c + 2 < cols) ? M[r * cols + c + 2] : (REAL)0;
+  v.w = (in && c + 3 < cols) ? M[r * cols + c + 3] : (REAL)0;
   return v;
 }
 
-// op(B)[p][j..j+3] when B is stored k-major (!TB), else op(B)[p..p+3][j]. Zeros outside.
+// op(A)[i..i+3][p] when A is stored k-major (TA: k×m), else op(A)[i][p..p+3].
+REAL4 fetch_a(global const REAL* restrict A, const uint m, const uint k, const uint i, const uint p, const bool fast) {
+#if TA
+  return fetch_row4(A, k, m, p, i, fast);
+#else
+  return fetch_row4(A, m, k, i, p, fast);
+#endif
+}
+
+// op(B)[p][j..j+3] when B is stored k-major (!TB: k×n), else op(B)[p..p+3][j].
 REAL4 fetch_b(global const REAL* restrict B, const uint n, const uint k, const uint p, const uint j, const bool fast) {
 #if TB
-  if (fast) return *(global const REAL4*)(B + j * k + p);
-  REAL4 v;
-  v.x = (p + 0 < k && j < n) ? B_AT(p + 0, j) : (REAL)0;
-  v.y = (p + 1 < k && j < n) ? B_AT(p + 1, j) : (REAL)0;
-  v.z = (p + 2 < k && j < n) ? B_AT(p + 2, j) : (REAL)0;
-  v.w = (p + 3 < k && j < n) ? B_AT(p + 3, j) : (REAL)0;
+  return fetch_row4(B, n, k, j, p, fast);
 #else
-  if (fast) return *(global const REAL4*)(B + p * n + j);
-  REAL4 v;
-  v.x = (p < k && j + 0 < n) ? B_AT(p, j + 0) : (REAL)0;
-  v.y = (p < k && j + 1 < n) ? B_AT(p, j + 1) : (REAL)0;
-  v.z = (p < k && j + 2 < n) ? B_AT(p, j + 2) : (REAL)0;
-  v.w = (p < k && j + 3 < n) ? B_AT(p, j + 3) : (REAL)0;
+  return fetch_row4(B, k, n, p, j, fast);
 #endif
-  return v;
 }
 
 // Tile coordinates (x along m or n, p along k) of the 4-vector v of a k-tile. Consecutive
