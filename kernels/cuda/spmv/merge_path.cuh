@@ -1,25 +1,12 @@
 // The merge-path partition (Merrill & Garland, SC'16) of the merge SpMV kernels (merge.cu
 // in S and D, dw_merge.cu in DF and DD): which row each tile of TILE = WG * IPT path items
 // starts in, and the runs of tiles whose carries go to one row. It depends only on row_ptr,
-// so it is computed once when a point is prepared ("setup" in the metadata).
+// so it is computed once when a point is prepared ("setup" in the metadata). The searches
+// themselves are portable/spmv/merge_path.k, which the OpenCL merge kernel shares.
 #define TILE (WG * IPT)
 #if WG % 32 != 0 || IPT < 1 || IPT > 32
 #error "WG must be a multiple of 32 and IPT in 1..32"
 #endif
-
-// The number of rows consumed at merge-path diagonal d: the least i in [max(d - nnz, 0),
-// min(d, rows)] with row end i at or after nonzero d - i - 1 (row ends win ties, so a row
-// ends only after its last nonzero).
-__device__ __forceinline__ int hb_merge_path_rows(const long long d, const unsigned rows, const unsigned nnz,
-                                                  const int* __restrict__ row_ptr) {
-  long long lo = max(d - (long long)nnz, 0LL), hi = min(d, (long long)rows);
-  while (lo < hi) {
-    const long long mid = (lo + hi) >> 1;
-    if ((long long)row_ptr[mid + 1] <= d - mid - 1) lo = mid + 1;
-    else hi = mid;
-  }
-  return (int)lo;
-}
 
 // Inside a tile kernel: the row ends of the tile's nr rows as local nonzero indices
 // (nonzero n0 is local 0) into row_end[0, nr), and past them a sentinel, since after the
@@ -34,23 +21,11 @@ __device__ __forceinline__ void hb_merge_tile_row_ends(int* row_end, const int* 
   if (tid == 0) row_end[nr] = 0x7fffffff;
 }
 
-// The search of hb_merge_path_rows within a tile, over those row ends: the rows consumed
-// at local diagonal dd of a tile of nr row ends and nz nonzeros.
-__device__ __forceinline__ int hb_merge_tile_rows(const int* row_end, const int dd, const int nr, const int nz) {
-  int lo = max(dd - nz, 0), hi = min(dd, nr);
-  while (lo < hi) {
-    const int mid = (lo + hi) >> 1;
-    if (row_end[mid] <= dd - mid - 1) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 extern "C" __global__ void spmv_merge_search(const unsigned rows, const unsigned nnz, const unsigned tiles,
                                              const int* __restrict__ row_ptr, int* __restrict__ coords) {
   const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t > tiles) return;
-  const long long d = min((long long)t * TILE, (long long)rows + nnz);
+  const long d = min((long)t * TILE, (long)rows + nnz);
   coords[t] = hb_merge_path_rows(d, rows, nnz, row_ptr);
 }
 

@@ -9,25 +9,12 @@
 // No atomics: every sum is taken in a fixed order, so results are the same run to run.
 #define TILE (WG * IPT)
 
-// The number of rows consumed at merge-path diagonal d: the least i in [max(d - nnz, 0),
-// min(d, rows)] with row end i at or after nonzero d - i - 1 (row ends win ties, so a row
-// ends only after its last nonzero).
-inline int merge_path_rows(const long d, const uint rows, const uint nnz, global const int* restrict row_ptr) {
-  long lo = max(d - (long)nnz, 0L), hi = min(d, (long)rows);
-  while (lo < hi) {
-    const long mid = (lo + hi) >> 1;
-    if ((long)row_ptr[mid + 1] <= d - mid - 1) lo = mid + 1;
-    else hi = mid;
-  }
-  return (int)lo;
-}
-
 kernel void spmv_merge_search(const uint rows, const uint nnz, const uint tiles, global const int* restrict row_ptr,
                               global int* restrict coords) {
   const uint t = get_global_id(0);
   if (t > tiles) return;
   const long d = min((long)t * TILE, (long)rows + nnz);
-  coords[t] = merge_path_rows(d, rows, nnz, row_ptr);
+  coords[t] = hb_merge_path_rows(d, rows, nnz, row_ptr);
 }
 
 kernel void spmv_merge_tile(const uint rows, const uint nnz, global const int* restrict row_ptr,
@@ -54,14 +41,8 @@ kernel void spmv_merge_tile(const uint rows, const uint nnz, global const int* r
 
   // This work-item's IPT items start at local diagonal dd.
   const int dd = min(lid * IPT, items);
-  int lo = max(dd - nz, 0), hi = min(dd, nr);
-  while (lo < hi) {
-    const int mid = (lo + hi) >> 1;
-    if (row_end[mid] <= dd - mid - 1) lo = mid + 1;
-    else hi = mid;
-  }
-  const int first_row = lo;
-  int xi = lo, yj = dd - lo;
+  const int first_row = hb_merge_tile_rows(row_end, dd, nr, nz);
+  int xi = first_row, yj = dd - first_row;
   REAL run = 0, ended[IPT];
   uint ends = 0;  // bit u: item u ended a row, whose partial sum is ended[u]
   for (int u = 0; u < IPT; ++u) {
