@@ -83,6 +83,28 @@ __device__ __forceinline__ void gdw_store(gdw_word* __restrict__ p, const size_t
 __device__ __forceinline__ hb_dw gdw_mul(const hb_dw a, const hb_dw b) { return hetbench::mul<kMulV>(a, b); }
 __device__ __forceinline__ hb_dw gdw_add(const hb_dw a, const hb_dw b) { return hetbench::add<kAddV>(a, b); }
 
+// Where element t of a thread block's share of a k-tile lies: row r of the op(A) tile (column
+// c of the op(B) tile) and depth p. Consecutive t run along the operand's stored rows in
+// every layout, so the loads coalesce.
+__device__ __forceinline__ void gdw_pos_a(const unsigned t, unsigned& r, unsigned& p) {
+#if TA
+  p = t / BM;
+  r = t % BM;
+#else
+  r = t / BK;
+  p = t % BK;
+#endif
+}
+__device__ __forceinline__ void gdw_pos_b(const unsigned t, unsigned& c, unsigned& p) {
+#if TB
+  c = t / BK;
+  p = t % BK;
+#else
+  p = t / BN;
+  c = t % BN;
+#endif
+}
+
 extern "C" __global__ void __launch_bounds__(NTHR, MINB)
     gemm_dw_tiled(const unsigned m, const unsigned n, const unsigned k, const REAL alpha_hi, const REAL alpha_lo,
                   const gdw_word* __restrict__ A, const gdw_word* __restrict__ B, const REAL beta_hi,
@@ -96,19 +118,15 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
   const unsigned i0 = blockIdx.y * BM, j0 = blockIdx.x * BN;
   const size_t cA = (size_t)m * k, cB = (size_t)k * n, cC = (size_t)m * n;
 
-  // This thread's share of the tiles at depth p0, in registers. Consecutive threads take
-  // consecutive elements of a stored row in every layout, so the loads coalesce.
+  // This thread's share of the tiles at depth p0, in registers (positions: gdw_pos_a/b).
   gdw_raw ra[kFetchA], rb[kFetchB];
   auto fetch = [&](const unsigned p0) {
 #pragma unroll
     for (int u = 0; u < kFetchA; ++u) {
       const unsigned t = lid + u * NTHR;
       if ((BM * BK) % NTHR == 0 || t < BM * BK) {
-#if TA
-        const unsigned p = t / BM, r = t % BM;
-#else
-        const unsigned r = t / BK, p = t % BK;
-#endif
+        unsigned r, p;
+        gdw_pos_a(t, r, p);
         const unsigned i = i0 + r, pp = p0 + p;
         ra[u] = (i < m && pp < k) ? gdw_fetch(A, cA, A_IDX(i, pp)) : gdw_raw{};
       }
@@ -117,11 +135,8 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
     for (int u = 0; u < kFetchB; ++u) {
       const unsigned t = lid + u * NTHR;
       if ((BN * BK) % NTHR == 0 || t < BN * BK) {
-#if TB
-        const unsigned c = t / BK, p = t % BK;
-#else
-        const unsigned p = t / BN, c = t % BN;
-#endif
+        unsigned c, p;
+        gdw_pos_b(t, c, p);
         const unsigned j = j0 + c, pp = p0 + p;
         rb[u] = (j < n && pp < k) ? gdw_fetch(B, cB, B_IDX(pp, j)) : gdw_raw{};
       }
@@ -132,11 +147,8 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
     for (int u = 0; u < kFetchA; ++u) {
       const unsigned t = lid + u * NTHR;
       if ((BM * BK) % NTHR == 0 || t < BM * BK) {
-#if TA
-        const unsigned p = t / BM, r = t % BM;
-#else
-        const unsigned r = t / BK, p = t % BK;
-#endif
+        unsigned r, p;
+        gdw_pos_a(t, r, p);
         const hb_dw v = gdw_cvt(ra[u]);
         As[p][r].x = v.hi;
         As[p][r].y = v.lo;
@@ -146,11 +158,8 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
     for (int u = 0; u < kFetchB; ++u) {
       const unsigned t = lid + u * NTHR;
       if ((BN * BK) % NTHR == 0 || t < BN * BK) {
-#if TB
-        const unsigned c = t / BK, p = t % BK;
-#else
-        const unsigned p = t / BN, c = t % BN;
-#endif
+        unsigned c, p;
+        gdw_pos_b(t, c, p);
         const hb_dw v = gdw_cvt(rb[u]);
         Bs[p][c].x = v.hi;
         Bs[p][c].y = v.lo;
