@@ -33,6 +33,21 @@ TEST(Validation, UnwrittenElementFails) {
   }
 }
 
+// A kernel whose first run is right and whose later runs leave an element unwritten: the
+// timed repetitions are not poisoned (docs/measurement.md), so the run validated after
+// them must be, on every round's buffers and with fixed and adaptive repetitions alike.
+TEST(Validation, ARunAfterTheTimedRepetitionsIsValidated) {
+  for (const char* reps : {"--reps 3", "--reps 8 --rounds 4", "--min-samples 10 --min-time 0.001"}) {
+    SCOPED_TRACE(reps);
+    auto recs = run_wrong(std::string("run axpy --variant first_call_only --size 1000 --warmup 0 ") + reps, 1);
+    ASSERT_EQ(recs.size(), 2u);  // S and D
+    for (const auto& r : recs) {
+      EXPECT_EQ(r["status"], "failed") << describe(r);
+      EXPECT_EQ(r["validation"]["unwritten"], 1) << describe(r);
+    }
+  }
+}
+
 TEST(Validation, SkippedElementInSumExceedsBound) {
   auto recs = run_wrong("run dot --variant skip_one --size 7,100 --reps 2", 1);
   ASSERT_EQ(recs.size(), 4u);

@@ -1,5 +1,5 @@
 // The measurement policy: operands on the device, a validated first run, warm-up, timed
-// repetitions until the stopping rule says enough, and the last timed run validated too.
+// repetitions until the stopping rule says enough, and one more run validated too.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +20,9 @@
 
 namespace hetbench {
 
-// A problem's operands on one device. Out arrays are poisoned and InOut arrays restored
-// from a pristine device copy before every run, untimed.
+// A problem's operands on one device. Before a run, untimed: reset() poisons the Out
+// arrays and restores the InOut arrays from a pristine device copy; restore() does only the
+// latter (between timed repetitions, whose outputs are not validated).
 class DeviceBuffers {
  public:
   // Uploads every operand; throws PointError when the device cannot hold them.
@@ -31,6 +32,7 @@ class DeviceBuffers {
   DeviceBuffers(const Problem& prob, DeviceBuffers& like);
   const BufferMap& map() const { return map_; }
   void reset();
+  void restore();
   Outputs download();
   // Timed transfers: host memory for the downloads is allocated (and touched) by
   // prepare_transfers, before any timing.
