@@ -93,7 +93,7 @@ void wrong_results_caught(Precision p) {
     return x;
   };
   auto outputs = [&](auto f) {
-    std::vector<unsigned char> bytes(257 * sizeof(T));
+    hetbench::Bytes bytes(257 * sizeof(T));
     T* o = reinterpret_cast<T*>(bytes.data());
     for (int i = 0; i < 257; ++i) o[i] = f(i);
     return Outputs{{"out", bytes}};

@@ -86,7 +86,7 @@ TEST(Nbody, SampledValidationStillSeesEveryOutput) {
   const long long n = 32771;
   auto prob = op.make_problem(op.parse_sizes(std::to_string(n)).at(0), Precision::S, 5);
   const auto& acc = prob->array("acc");
-  Outputs out{{"acc", std::vector<unsigned char>(acc.count * sizeof(float), 0xFF)}};
+  Outputs out{{"acc", hetbench::Bytes(acc.count * sizeof(float), 0xFF)}};
   auto v = op.validate(*prob, out);
   EXPECT_EQ(v.checked, 3u * 4096);
   EXPECT_EQ(v.unwritten, 3u * n);

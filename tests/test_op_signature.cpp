@@ -74,7 +74,7 @@ TEST(OpSignature, PlainGemmIsAlphaOneBetaZeroWithCWrittenOnly) {
     for (int i = 0; i < 5; ++i)
       for (int j = 0; j < 5; ++j)
         for (int p = 0; p < (drop && i == 2 && j == 3 ? 4 : 5); ++p) c[i * 5 + j] += a[i * 5 + p] * b[j * 5 + p];
-    Outputs out{{"C", std::vector<unsigned char>(reinterpret_cast<unsigned char*>(c.data()),
+    Outputs out{{"C", hetbench::Bytes(reinterpret_cast<unsigned char*>(c.data()),
                                                  reinterpret_cast<unsigned char*>(c.data() + 25))}};
     auto v = gemm.validate(*prob, out);
     EXPECT_EQ(v.passed(), !drop) << v.max_ratio;

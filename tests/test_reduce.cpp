@@ -29,13 +29,13 @@ void check_catches(Precision prec, const char* size) {
   A s = 0;
   for (std::size_t i = 0; i < x.count; ++i) s += in[i];
   auto out = [](A v) {
-    std::vector<unsigned char> b(sizeof(A));
+    hetbench::Bytes b(sizeof(A));
     std::memcpy(b.data(), &v, sizeof(A));
     return Outputs{{"result", b}};
   };
   EXPECT_TRUE(op.validate(*prob, out(s)).passed()) << name(prec) << " " << size;
   EXPECT_FALSE(op.validate(*prob, out(static_cast<A>(s - in[x.count / 2]))).passed()) << name(prec) << " " << size;
-  EXPECT_EQ(op.validate(*prob, Outputs{{"result", std::vector<unsigned char>(sizeof(A), 0xFF)}}).unwritten,
+  EXPECT_EQ(op.validate(*prob, Outputs{{"result", hetbench::Bytes(sizeof(A), 0xFF)}}).unwritten,
             std::is_integral_v<T> && s == A(-1) ? 0u : 1u);
 }
 

@@ -36,7 +36,7 @@ template <class T>
 Outputs host_scan(const Problem& p, bool exclusive) {
   using A = std::conditional_t<std::is_integral_v<T>, std::uint32_t, T>;
   const auto& x = p.array("x");
-  std::vector<unsigned char> y(x.bytes());
+  hetbench::Bytes y(x.bytes());
   const auto* in = reinterpret_cast<const A*>(x.host.data());
   auto* out = reinterpret_cast<A*>(y.data());
   A run = 0;

@@ -73,7 +73,7 @@ TEST(Spmv, DroppedTermFailsTheBound) {
     auto s = op.parse_input("gen:random:n=300,per_row=40", test::fresh_seed());
     auto prob = op.make_problem(s[0], p, 7);
     auto run = [&](bool drop) {
-      std::vector<unsigned char> out(prob->array("y").bytes());
+      hetbench::Bytes out(prob->array("y").bytes());
       const auto* rp = reinterpret_cast<const int32_t*>(prob->array("row_ptr").host.data());
       const auto* col = reinterpret_cast<const int32_t*>(prob->array("col").host.data());
       auto body = [&]<class T>() {

@@ -6,7 +6,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <new>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -89,13 +92,37 @@ struct OpSignature {
   std::string check(const Sizes& s) const;
 };
 
+// Operand and output bytes on the host. resize() leaves new bytes uninitialised (every
+// user fills them whole: seeded data, a download): a value-initialising resize of a 2 GiB
+// operand is one thread zeroing and faulting in every page before the parallel fill or the
+// copy writes them again. Where zeros are meant, say so: assign(n, 0) or resize(n, 0).
+template <class T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  DefaultInitAllocator() = default;
+  template <class U>
+  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using Bytes = std::vector<unsigned char, DefaultInitAllocator<unsigned char>>;
+
 struct ArrayOperand {
   std::string name;
   bool is_int = false;  // int32 elements; otherwise the precision's storage type
   Access access = Access::In;
   std::size_t count = 0;          // elements
   std::size_t elem_bytes = 0;
-  std::vector<unsigned char> host;  // initial contents of In and InOut arrays
+  Bytes host;  // initial contents of In and InOut arrays
   std::size_t bytes() const { return count * elem_bytes; }
 };
 
@@ -105,7 +132,7 @@ struct ScalarOperand {
   double value = 0;  // integers are exact up to 2^53
 };
 
-using Outputs = std::map<std::string, std::vector<unsigned char>>;
+using Outputs = std::map<std::string, Bytes>;
 
 struct Validation {
   double max_ratio = 0;       // max over checked elements of error / bound; <= 1 passes

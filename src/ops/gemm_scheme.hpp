@@ -49,7 +49,7 @@ struct Scheme {
   std::string encode() const {
     return fmt::format("{} {} {} {} {:a} {}", static_cast<int>(kind), slices, bits, full ? 1 : 0, acc_u, label);
   }
-  static Scheme decode(const std::vector<unsigned char>& b) {
+  static Scheme decode(const Bytes& b) {
     const std::string s(b.begin(), b.end());
     Scheme r;
     int kind = 0, full = 0, used = 0;

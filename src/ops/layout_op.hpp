@@ -166,12 +166,12 @@ std::map<std::string, std::vector<T>> place_fields(LayoutProblem& prob, const Fi
 // The common case (nbody, stencil3d): n records in every operand, every field of the first
 // operand an input, the others outputs. Returns the input fields as arrays of n words.
 template <class T>
-std::vector<std::vector<unsigned char>> place_records(LayoutProblem& prob, const FieldSet& fs, std::size_t n,
+std::vector<Bytes> place_records(LayoutProblem& prob, const FieldSet& fs, std::size_t n,
                                                       std::uint64_t seed, const std::vector<std::string>& positive) {
   std::vector<Access> acc(fs.size(), Access::Out);
   acc[0] = Access::In;
   auto in = place_fields<T>(prob, fs, std::vector<std::size_t>(fs.size(), n), acc, seed, fs[0].fields, positive);
-  std::vector<std::vector<unsigned char>> out;
+  std::vector<Bytes> out;
   for (const auto& f : fs[0].fields) {
     const auto* p = reinterpret_cast<const unsigned char*>(in[f].data());
     out.emplace_back(p, p + n * sizeof(T));
@@ -218,7 +218,7 @@ inline std::vector<std::vector<long long>> parse_extents(const std::string& list
 // The named fields of n records read back from an operand's buffer, one array each.
 template <class T>
 std::vector<std::vector<T>> gather_fields(const OperandLayout& ol, const std::vector<std::string>& fields, std::size_t n,
-                                          const std::vector<unsigned char>& buffer) {
+                                          const Bytes& buffer) {
   std::vector<std::vector<T>> got(fields.size(), std::vector<T>(n));
   for (std::size_t f = 0; f < fields.size(); ++f)
     gather_field(ol, fields[f], n, sizeof(T), buffer.data(), reinterpret_cast<unsigned char*>(got[f].data()));

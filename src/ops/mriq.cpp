@@ -39,7 +39,7 @@ std::vector<Sizes> mriq_dims(const std::string& list) {
 
 class MriqProblem final : public LayoutProblem {
  public:
-  std::map<std::string, std::vector<unsigned char>> in;  // the seeded fields, one array each
+  std::map<std::string, Bytes> in;  // the seeded fields, one array each
   std::vector<std::size_t> checked;                       // the voxels validated (all, or a sample)
 };
 

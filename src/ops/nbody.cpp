@@ -36,7 +36,7 @@ std::vector<Sizes> nbody_dims(const std::string& list) {
 
 class NbodyProblem final : public LayoutProblem {
  public:
-  std::vector<std::vector<unsigned char>> body;  // x, y, z, m as arrays of n words
+  std::vector<Bytes> body;  // x, y, z, m as arrays of n words
   std::vector<std::size_t> checked;              // the bodies validated (all, or a sample)
 };
 

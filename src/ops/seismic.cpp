@@ -37,7 +37,7 @@ std::vector<Sizes> seismic_dims(const std::string& list) {
 
 class SeismicProblem final : public LayoutProblem {
  public:
-  std::map<std::string, std::vector<unsigned char>> in;  // the eight fields as seeded
+  std::map<std::string, Bytes> in;  // the eight fields as seeded
 };
 
 // The kernels' arithmetic in running-error form (ops/running_error.hpp), in the order

@@ -45,7 +45,7 @@ std::vector<Sizes> srad_dims(const std::string& list) {
 
 class SradProblem final : public LayoutProblem {
  public:
-  std::vector<unsigned char> image;  // J as n words of the precision
+  Bytes image;  // J as n words of the precision
 };
 
 // The kernels' arithmetic in running-error form (ops/running_error.hpp), step by step in

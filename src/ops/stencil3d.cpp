@@ -28,7 +28,7 @@ std::vector<Sizes> stencil_dims(const std::string& list) {
 
 class StencilProblem final : public LayoutProblem {
  public:
-  std::vector<std::vector<unsigned char>> grid;  // u, f, w as arrays of n words
+  std::vector<Bytes> grid;  // u, f, w as arrays of n words
 };
 
 class Stencil3dOp final : public Op {

@@ -138,7 +138,7 @@ Validation check_elements(const T* out, std::size_t n, Ref ref, Bound bound) {
 }
 
 template <class T>
-const T* typed(const std::vector<unsigned char>& bytes) {
+const T* typed(const Bytes& bytes) {
   return reinterpret_cast<const T*>(bytes.data());
 }
 
@@ -183,7 +183,7 @@ inline std::vector<Sizes> parse_vector_sizes(const std::string& op, const std::s
   return out;
 }
 
-inline const std::vector<unsigned char>& output(const Outputs& out, const std::string& name) {
+inline const Bytes& output(const Outputs& out, const std::string& name) {
   auto it = out.find(name);
   if (it == out.end()) throw Error(fmt::format("internal: output '{}' was not downloaded", name));
   return it->second;
