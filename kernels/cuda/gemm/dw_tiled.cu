@@ -83,26 +83,18 @@ __device__ __forceinline__ void gdw_store(gdw_word* __restrict__ p, const size_t
 __device__ __forceinline__ hb_dw gdw_mul(const hb_dw a, const hb_dw b) { return hetbench::mul<kMulV>(a, b); }
 __device__ __forceinline__ hb_dw gdw_add(const hb_dw a, const hb_dw b) { return hetbench::add<kAddV>(a, b); }
 
-// Where element t of a thread block's share of a k-tile lies: row r of the op(A) tile (column
-// c of the op(B) tile) and depth p. Consecutive t run along the operand's stored rows in
-// every layout, so the loads coalesce.
-__device__ __forceinline__ void gdw_pos_a(const unsigned t, unsigned& r, unsigned& p) {
-#if TA
-  p = t / BM;
-  r = t % BM;
-#else
-  r = t / BK;
-  p = t % BK;
-#endif
-}
-__device__ __forceinline__ void gdw_pos_b(const unsigned t, unsigned& c, unsigned& p) {
-#if TB
-  c = t / BK;
-  p = t % BK;
-#else
-  p = t / BN;
-  c = t % BN;
-#endif
+// Where element t of a thread block's share of a k-tile lies: x along the tile's kLen rows
+// of op(A) (columns of op(B)) and depth p. Consecutive t run along the operand's stored
+// rows, which run along p unless kAlongX (A when TA, B when !TB), so the loads coalesce.
+template <bool kAlongX, unsigned kLen>
+__device__ __forceinline__ void gdw_pos(const unsigned t, unsigned& x, unsigned& p) {
+  if constexpr (kAlongX) {
+    p = t / kLen;
+    x = t % kLen;
+  } else {
+    x = t / BK;
+    p = t % BK;
+  }
 }
 
 extern "C" __global__ void __launch_bounds__(NTHR, MINB)
@@ -118,7 +110,7 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
   const unsigned i0 = blockIdx.y * BM, j0 = blockIdx.x * BN;
   const size_t cA = (size_t)m * k, cB = (size_t)k * n, cC = (size_t)m * n;
 
-  // This thread's share of the tiles at depth p0, in registers (positions: gdw_pos_a/b).
+  // This thread's share of the tiles at depth p0, in registers (positions: gdw_pos).
   gdw_raw ra[kFetchA], rb[kFetchB];
   auto fetch = [&](const unsigned p0) {
 #pragma unroll
@@ -126,7 +118,7 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
       const unsigned t = lid + u * NTHR;
       if ((BM * BK) % NTHR == 0 || t < BM * BK) {
         unsigned r, p;
-        gdw_pos_a(t, r, p);
+        gdw_pos<(bool)TA, BM>(t, r, p);
         const unsigned i = i0 + r, pp = p0 + p;
         ra[u] = (i < m && pp < k) ? gdw_fetch(A, cA, A_IDX(i, pp)) : gdw_raw{};
       }
@@ -136,7 +128,7 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
       const unsigned t = lid + u * NTHR;
       if ((BN * BK) % NTHR == 0 || t < BN * BK) {
         unsigned c, p;
-        gdw_pos_b(t, c, p);
+        gdw_pos<!TB, BN>(t, c, p);
         const unsigned j = j0 + c, pp = p0 + p;
         rb[u] = (j < n && pp < k) ? gdw_fetch(B, cB, B_IDX(pp, j)) : gdw_raw{};
       }
@@ -148,7 +140,7 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
       const unsigned t = lid + u * NTHR;
       if ((BM * BK) % NTHR == 0 || t < BM * BK) {
         unsigned r, p;
-        gdw_pos_a(t, r, p);
+        gdw_pos<(bool)TA, BM>(t, r, p);
         const hb_dw v = gdw_cvt(ra[u]);
         As[p][r].x = v.hi;
         As[p][r].y = v.lo;
@@ -159,7 +151,7 @@ extern "C" __global__ void __launch_bounds__(NTHR, MINB)
       const unsigned t = lid + u * NTHR;
       if ((BN * BK) % NTHR == 0 || t < BN * BK) {
         unsigned c, p;
-        gdw_pos_b(t, c, p);
+        gdw_pos<!TB, BN>(t, c, p);
         const hb_dw v = gdw_cvt(rb[u]);
         Bs[p][c].x = v.hi;
         Bs[p][c].y = v.lo;
