@@ -10,6 +10,7 @@
 #include "hetbench/error.hpp"
 #include "hetbench/observer.hpp"
 #include "ops/layout_problem.hpp"
+#include "util/first_touch.hpp"
 #include "util/stats.hpp"
 
 namespace hetbench {
@@ -59,6 +60,7 @@ Outputs DeviceBuffers::download() {
     if (a.access != Access::In) {
       auto& v = out[a.name];
       v.resize(a.bytes());
+      first_touch(v.data(), v.size());
       map_.at(a.name)->download(v.data());
     }
   dev_.finish();
