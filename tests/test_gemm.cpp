@@ -100,35 +100,23 @@ TEST(Gemm, ParsesSizeTokens) {
 
 TEST(Gemm, BadSizeTokensNameTheToken) {
   const Op& op = find_op("gemm");
-  for (const char* bad : {"17x33", "17x33x5x2", "17x33x5@XY", "17x33x5@N", "@NN", "", "axbxc", "4x4x1:8", "8@NN@TT",
-                          "17x33x5,"}) {
-    try {
-      op.parse_sizes(bad);
-      ADD_FAILURE() << "'" << bad << "' was accepted";
-    } catch (const Error& e) {
-      EXPECT_THAT(e.what(), HasSubstr(std::string("malformed GEMM size '") + bad + "'")) << e.what();
-      EXPECT_THAT(e.what(), HasSubstr("expected N, MxNxK or a range, optionally @NN|NT|TN|TT"));
+  // Each bad token is refused with a message that names it (as `prefix'TOKEN'`) and says why.
+  auto refused = [&](std::initializer_list<const char*> tokens, const std::string& prefix, const std::string& why) {
+    for (const char* bad : tokens) {
+      try {
+        op.parse_sizes(bad);
+        ADD_FAILURE() << "'" << bad << "' was accepted";
+      } catch (const Error& e) {
+        EXPECT_THAT(e.what(), HasSubstr(prefix + "'" + bad + "'")) << e.what();
+        EXPECT_THAT(e.what(), HasSubstr(why)) << e.what();
+      }
     }
-  }
-  for (const char* bad : {"0x3x3", "3x3x0", "0", "3x-1x3"}) {
-    try {
-      op.parse_sizes(bad);
-      ADD_FAILURE() << "'" << bad << "' was accepted";
-    } catch (const Error& e) {
-      EXPECT_THAT(e.what(), HasSubstr(std::string("'") + bad + "'")) << e.what();
-      EXPECT_THAT(e.what(), HasSubstr("m, n, k >= 1")) << e.what();
-    }
-  }
+  };
+  refused({"17x33", "17x33x5x2", "17x33x5@XY", "17x33x5@N", "@NN", "", "axbxc", "4x4x1:8", "8@NN@TT", "17x33x5,"},
+          "malformed GEMM size ", "expected N, MxNxK or a range, optionally @NN|NT|TN|TT");
+  refused({"0x3x3", "3x3x0", "0", "3x-1x3"}, "", "m, n, k >= 1");
   // A suffix ends the token: a list of sizes with a layout each is several tokens.
-  for (const char* bad : {"256@NT,256@TN", "8,16@TT,32"}) {
-    try {
-      op.parse_sizes(bad);
-      ADD_FAILURE() << "'" << bad << "' was accepted";
-    } catch (const Error& e) {
-      EXPECT_THAT(e.what(), HasSubstr(std::string("GEMM size '") + bad + "'")) << e.what();
-      EXPECT_THAT(e.what(), HasSubstr("give each layout or storage its own --size")) << e.what();
-    }
-  }
+  refused({"256@NT,256@TN", "8,16@TT,32"}, "GEMM size ", "give each layout or storage its own --size");
 }
 
 TEST(Gemm, OffByOneKernelFailsValidation) {
