@@ -16,14 +16,6 @@
 
 namespace hetbench::test {
 
-// The ranks run without LeakSanitizer in the sanitized build: Open MPI's runtime keeps
-// allocations past MPI_Finalize from components it dlopen()s and unloads, whose frames
-// show as "<unknown module>" that no suppression can name. AddressSanitizer's other
-// checks stay on in the ranks, and the leak check still covers the same code in the
-// single-process tests. Other builds ignore ASAN_OPTIONS.
-// The host variants' OpenMP threads sleep rather than spin between kernels: ranks that
-// oversubscribe the cores would spin each other out of their time slices, and a distributed
-// solve's many small kernels would each wait a scheduler quantum.
 // Each test process gives its mpirun a session folder of its own: two mpiruns that start
 // together (ctest -j2) race to create the shared /tmp/ompi.HOST.UID, and Open MPI 4.1 lets
 // the loser fail in orte_init with "File exists" (seen once in CI). The folder goes at exit.
@@ -32,6 +24,14 @@ inline std::string mpi_session_base() {
   return dir.str();
 }
 
+// The ranks run without LeakSanitizer in the sanitized build: Open MPI's runtime keeps
+// allocations past MPI_Finalize from components it dlopen()s and unloads, whose frames
+// show as "<unknown module>" that no suppression can name. AddressSanitizer's other
+// checks stay on in the ranks, and the leak check still covers the same code in the
+// single-process tests. Other builds ignore ASAN_OPTIONS.
+// The host variants' OpenMP threads sleep rather than spin between kernels: ranks that
+// oversubscribe the cores would spin each other out of their time slices, and a distributed
+// solve's many small kernels would each wait a scheduler quantum.
 inline std::string mpirun_prefix(int np) {
   return "OMP_WAIT_POLICY=passive ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 " +
          std::string(HETBENCH_MPIEXEC) + " -x OMP_WAIT_POLICY --allow-run-as-root --oversubscribe --bind-to none"

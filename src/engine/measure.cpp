@@ -10,7 +10,7 @@
 #include "hetbench/error.hpp"
 #include "hetbench/observer.hpp"
 #include "ops/layout_problem.hpp"
-#include "util/first_touch.hpp"
+#include "util/page_parts.hpp"
 #include "util/stats.hpp"
 
 namespace hetbench {
@@ -202,17 +202,19 @@ void measure_point(Device& dev, const Problem& prob, DeviceBuffers& point_bufs, 
     inst->run();
     if (policy.include_transfers) bufs->download_outputs();
   };
-  // First run: validated on its own, so that a wrong kernel is caught before timing.
-  auto outputs = [&] {
+  // A validated run: outputs poisoned first, so that an element the kernel leaves
+  // unwritten shows, then checked against the op's bound.
+  auto validated_run = [&] {
+    bufs->reset();
+    inst->reset();
+    inst->run();
+    dev.finish();
     Outputs out = bufs->download();
     inst->collect(out);
-    return out;
+    return op.validate(prob, out);
   };
-  bufs->reset();
-  inst->reset();
-  inst->run();
-  dev.finish();
-  Validation val = op.validate(prob, outputs());
+  // First run: validated on its own, so that a wrong kernel is caught before timing.
+  Validation val = validated_run();
   for (int i = 0; i < policy.warmup; ++i) {
     bufs->restore();
     inst->reset();
@@ -280,14 +282,10 @@ void measure_point(Device& dev, const Problem& prob, DeviceBuffers& point_bufs, 
   t.measured_s = rule.measured();
   if (t.samples.size() > round_start) t.round_samples.push_back(t.samples.size() - round_start);
   for (const auto& o : observers()) o->timed_end(dev, t);
-  // One more run, on the last round's buffers with its outputs poisoned again, is validated
-  // too: an element the timed repetitions left unwritten shows as poison, and a race as a
-  // result that changed since the first run.
-  bufs->reset();
-  inst->reset();
-  inst->run();
-  dev.finish();
-  merge(val, op.validate(prob, outputs()));
+  // One more run, on the last round's buffers, is validated too: an element the timed
+  // repetitions left unwritten shows as poison, and a race as a result that changed since
+  // the first run.
+  merge(val, validated_run());
   // Records of laid-out data (docs/layouts.md) split their time as Majeti et al. do: the
   // kernel (the timing) and the rest, one upload of the inputs and download of the
   // outputs plus the host's layout conversion measured when the problem was built.

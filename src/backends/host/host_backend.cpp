@@ -3,7 +3,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -13,9 +12,9 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <omp.h>
 
 #include "hetbench/error.hpp"
+#include "util/page_parts.hpp"
 
 namespace hetbench {
 
@@ -79,47 +78,26 @@ std::uint64_t last_level_cache() {
 
 }  // namespace
 
-namespace {
-
-// A large buffer's copies and fills run on every core, each thread on one contiguous
-// part, as `omp parallel for schedule(static)` divides a loop: the first touch of a fresh
-// buffer's pages (a new round's, docs/measurement.md) is spread over the cores instead of
-// one thread faulting in gigabytes, and on a NUMA host each part's pages are placed near
-// the thread that the OpenMP variants later read them with (STREAM's rule).
-constexpr std::size_t kParallelBytes = std::size_t{16} << 20;
-
-template <class F>
-void in_parallel_parts(std::size_t bytes, F&& part) {
-  if (bytes < kParallelBytes) return part(std::size_t{0}, bytes);
-#pragma omp parallel
-  {
-    const auto t = static_cast<std::size_t>(omp_get_thread_num()), nt = static_cast<std::size_t>(omp_get_num_threads());
-    // Part boundaries on 4 KiB pages, so that no page is touched by two threads.
-    const std::size_t pages = (bytes + 4095) / 4096;
-    const std::size_t b = std::min(bytes, pages * t / nt * 4096), e = std::min(bytes, pages * (t + 1) / nt * 4096);
-    if (e > b) part(b, e - b);
-  }
-}
-
-}  // namespace
-
+// Large copies and fills in for_page_parts' parts (util/page_parts.hpp): a fresh buffer's
+// first touch (a new round's, docs/measurement.md) is spread over the cores, and on a
+// NUMA host lands where the OpenMP variants read.
 HostBuffer::HostBuffer(std::size_t bytes) : Buffer(bytes) {
   data_ = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
   if (!data_) throw PointError(fmt::format("host out of memory allocating {} bytes", bytes));
 }
 HostBuffer::~HostBuffer() { std::free(data_); }
 void HostBuffer::upload(const void* src) {
-  in_parallel_parts(bytes_, [&](std::size_t off, std::size_t n) {
+  for_page_parts(bytes_, [&](std::size_t off, std::size_t n) {
     std::memcpy(static_cast<char*>(data_) + off, static_cast<const char*>(src) + off, n);
   });
 }
 void HostBuffer::download(void* dst) {
-  in_parallel_parts(bytes_, [&](std::size_t off, std::size_t n) {
+  for_page_parts(bytes_, [&](std::size_t off, std::size_t n) {
     std::memcpy(static_cast<char*>(dst) + off, static_cast<const char*>(data_) + off, n);
   });
 }
 void HostBuffer::fill(unsigned char byte) {
-  in_parallel_parts(bytes_, [&](std::size_t off, std::size_t n) { std::memset(static_cast<char*>(data_) + off, byte, n); });
+  for_page_parts(bytes_, [&](std::size_t off, std::size_t n) { std::memset(static_cast<char*>(data_) + off, byte, n); });
 }
 void HostBuffer::copy_from(Buffer& src) { src.download(data_); }
 
