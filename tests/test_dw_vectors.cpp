@@ -18,7 +18,7 @@ using namespace hetbench::test;
 
 namespace {
 
-const std::vector<std::string> kSizes{"1", "7", "1000", "4097", "2^20+3"};
+const std::vector<std::string> kDwSizes{"1", "7", "1000", "4097", "2^20+3"};
 
 bool has_dw(const Variant& v) {
   for (auto p : v.precisions)
@@ -44,7 +44,7 @@ std::vector<std::map<std::string, std::string>> dw_param_sets(const Variant& v) 
 
 std::vector<std::string> with_storage(const std::string& suffix) {
   std::vector<std::string> out;
-  for (const auto& s : kSizes) out.push_back(s + suffix);
+  for (const auto& s : kDwSizes) out.push_back(s + suffix);
   return out;
 }
 

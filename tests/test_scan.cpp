@@ -16,11 +16,11 @@ namespace {
 // counters).
 const test::Sweep kPrefixSweep{{Precision::S, Precision::D, Precision::I32}, 2, 1.0};
 
-const std::vector<std::string> kSizes{"1", "2", "33", "4097", "1000003"};
+const std::vector<std::string> kScanSizes{"1", "2", "33", "4097", "1000003"};
 
 std::vector<std::string> with_kind(const std::string& kind) {
   std::vector<std::string> out;
-  for (const auto& s : kSizes) out.push_back(s + "@" + kind);
+  for (const auto& s : kScanSizes) out.push_back(s + "@" + kind);
   return out;
 }
 

@@ -19,10 +19,10 @@ namespace {
 using namespace hetbench;
 
 // Sizes that are not multiples of any word or page size are among them (1000003 is prime).
-const std::vector<std::string> kSizes = {"1024", "1000003", "2^20"};
+const std::vector<std::string> kTransferSizes = {"1024", "1000003", "2^20"};
 
 std::vector<nlohmann::json> run_transfer(const std::string& variant, const std::string& device,
-                                         const std::string& suffix, const std::vector<std::string>& sizes = kSizes) {
+                                         const std::string& suffix, const std::vector<std::string>& sizes = kTransferSizes) {
   RunSpec r;
   r.op = "transfer";
   r.variants = {variant};
@@ -47,7 +47,7 @@ void expect_all_valid(const std::string& variant, const Device& dev) {
   for (const char* dir : {"h2d", "d2h", "bidir"})
     for (const char* mem : {"pageable", "pinned"}) {
       const auto recs = run_transfer(variant, dev.id(), fmt::format("@{}@{}", dir, mem));
-      ASSERT_EQ(recs.size(), kSizes.size()) << dir << " " << mem;
+      ASSERT_EQ(recs.size(), kTransferSizes.size()) << dir << " " << mem;
       for (const auto& r : recs) {
         EXPECT_EQ(r["status"], "ok") << test::describe(r);
         const auto bytes = r["sizes"]["bytes"].get<double>();

@@ -20,9 +20,9 @@ namespace {
 // configurations for which it returns true (a constraint).
 template <class Pruned>
 Space grid(int n, Pruned pruned) {
-  std::vector<Axis> axes;
+  std::vector<tune::Axis> axes;
   for (const char* name : {"A", "B"}) {
-    Axis a{name, {}, 2};
+    tune::Axis a{name, {}, 2};
     for (int v = 1; v <= n; ++v) a.values.push_back(v * 8);
     axes.push_back(a);
   }

@@ -13,7 +13,7 @@ using namespace hetbench;
 
 namespace {
 
-const std::vector<std::string> kSizes{"1", "7", "1000", "4097", "2^20+3"};
+const std::vector<std::string> kVectorSizes{"1", "7", "1000", "4097", "2^20+3"};
 
 std::vector<std::string> devices_for(const Variant& v) {
   std::vector<std::string> out;
@@ -51,7 +51,7 @@ TEST_P(VectorVariants, ValidateOnEveryDevice) {
         spec.op = op;
         spec.variants = {v->name};
         spec.devices = dev;
-        spec.sizes = kSizes;
+        spec.sizes = kVectorSizes;
         spec.params = ps;
         spec.reps = 1;
         spec.warmup = 0;

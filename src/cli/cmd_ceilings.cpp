@@ -14,6 +14,7 @@
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
 #include "util/random.hpp"
+#include "util/text_table.hpp"
 
 namespace hetbench::cli {
 
@@ -184,16 +185,7 @@ int run_ceilings(const Opts& o, bool seed_given, const std::string& command_line
     }
     table.push_back({di.id + " (" + di.name + ")", cell(c.copy), cell(c.peak_s), cell(c.peak_d), file});
   }
-  std::vector<std::size_t> w(table[0].size(), 0);
-  for (const auto& row : table)
-    for (std::size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], row[i].size());
-  fmt::print("\nceilings (copy: bytes read + written; FMA = 2 flops):\n");
-  for (const auto& row : table) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) line += fmt::format("{:<{}}  ", row[i], w[i]);
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    fmt::print("{}\n", line);
-  }
+  fmt::print("\nceilings (copy: bytes read + written; FMA = 2 flops):\n{}", aligned_table(table));
   if (!saved) return rc ? rc : 1;
   return rc;
 }

@@ -13,6 +13,7 @@
 #include "hetbench/variant.hpp"
 #include "tuning/db.hpp"
 #include "util/json_file.hpp"
+#include "util/text_table.hpp"
 
 namespace hetbench::cli {
 
@@ -36,13 +37,13 @@ int list(const std::string& path) {
     return 0;
   }
   const auto entries = db->list();
-  fmt::print("{:>4}  {:<28} {:<26} {:<4} {:<10} {:<36} {:<24} {:>12}  {}\n", "id", "device", "variant", "prec",
-             "storage", "class", "params", "rate", "strategy");
+  std::vector<TextRow> rows{{"id", "device", "variant", "prec", "storage", "class", "params", "rate", "strategy"}};
   for (const auto& e : entries)
-    fmt::print("{:>4}  {:<28} {:<26} {:<4} {:<10} {:<36} {:<24} {:>12}  {}\n", e.id, e.device.name.substr(0, 28),
-               e.variant_id, name(e.precision), e.storage.empty() ? "-" : e.storage, e.problem.label,
-               params_text(e.params) + (e.layout ? " @" + describe(*e.layout) : ""),
-               fmt::format("{:.4g} {}", e.rate, e.unit), e.strategy);
+    rows.push_back({std::to_string(e.id), e.device.name, e.variant_id, std::string(name(e.precision)),
+                    e.storage.empty() ? "-" : e.storage, e.problem.label,
+                    params_text(e.params) + (e.layout ? " @" + describe(*e.layout) : ""),
+                    fmt::format("{:.4g} {}", e.rate, e.unit), e.strategy.empty() ? "-" : e.strategy});
+  fmt::print("{}", aligned_table(rows, {true, false, false, false, false, false, false, true, false}));
   fmt::print(stderr, "hetbench: {} entries in {}\n", entries.size(), path);
   return 0;
 }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "util/text_table.hpp"
+
 namespace hetbench {
 
 namespace {
@@ -116,32 +118,7 @@ Table group_rows(const Comparison& c) {
   return t;
 }
 
-void print_table(const Table& t, bool md) {
-  if (md) {
-    for (std::size_t i = 0; i < t.size(); ++i) {
-      std::string l = "|";
-      for (const auto& cell : t[i]) l += " " + cell + " |";
-      fmt::print("{}\n", l);
-      if (i == 0)
-        fmt::print("|{}\n", [&] {
-          std::string s;
-          for (std::size_t k = 0; k < t[0].size(); ++k) s += " --- |";
-          return s;
-        }());
-    }
-    return;
-  }
-  std::vector<std::size_t> w(t[0].size(), 0);
-  for (const auto& row : t)
-    for (std::size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], row[i].size());
-  for (const auto& row : t) {
-    std::string l;
-    for (std::size_t i = 0; i < row.size(); ++i)
-      l += fmt::format("{:<{}}{}", row[i], w[i], i + 1 < row.size() ? "  " : "");
-    while (!l.empty() && l.back() == ' ') l.pop_back();
-    fmt::print("{}\n", l);
-  }
-}
+void print_table(const Table& t, bool md) { fmt::print("{}", md ? markdown_table(t) : aligned_table(t)); }
 
 std::string csv_cell(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;

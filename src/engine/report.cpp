@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "engine/results.hpp"
+#include "util/text_table.hpp"
 
 namespace hetbench {
 
@@ -100,33 +101,15 @@ void print_report(const std::vector<nlohmann::json>& all, const std::string& for
     for (std::size_t i = 0; i < rows.size(); ++i)
       rows[i].push_back(num(recs[i], "ns_per_load") >= 0 ? fmt::format("{:.2f}", num(recs[i], "ns_per_load")) : "");
   }
+  rows.insert(rows.begin(), header);
   if (format == "md") {
-    std::string line = "|", sep = "|";
-    for (const auto& h : header) line += " " + h + " |", sep += " --- |";
-    fmt::print("{}\n{}\n", line, sep);
-    for (const auto& rw : rows) {
-      std::string l = "|";
-      for (const auto& c : rw) l += " " + c + " |";
-      fmt::print("{}\n", l);
-    }
+    fmt::print("{}", markdown_table(rows));
     return;
   }
-  std::vector<std::size_t> w(header.size());
-  for (std::size_t i = 0; i < w.size(); ++i) {
-    w[i] = header[i].size();
-    for (const auto& rw : rows) w[i] = std::max(w[i], rw[i].size());
-  }
-  auto print_row = [&](const std::vector<std::string>& rw) {
-    std::string l;
-    for (std::size_t i = 0; i < rw.size(); ++i) {
-      bool right = (i >= 5 && i <= 9) || i >= 11;
-      l += right ? fmt::format("{:>{}}", rw[i], w[i]) : fmt::format("{:<{}}", rw[i], w[i]);
-      if (i + 1 < rw.size()) l += "  ";
-    }
-    fmt::print("{}\n", l);
-  };
-  print_row(header);
-  for (const auto& rw : rows) print_row(rw);
+  // The measured columns (median to err/bound, and ns/load) right-aligned.
+  std::vector<bool> right(header.size());
+  for (std::size_t i = 0; i < right.size(); ++i) right[i] = (i >= 5 && i <= 9) || i >= 11;
+  fmt::print("{}", aligned_table(rows, right));
 }
 
 }  // namespace hetbench

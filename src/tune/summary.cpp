@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "util/text_table.hpp"
+
 namespace hetbench::tune {
 
 namespace {
@@ -117,15 +119,7 @@ void print_summary(const std::vector<TuningResult>& results) {
                     r.found ? std::to_string(r.ties) : "", interval_text(r.gbs, r.gbs_lo, r.gbs_hi),
                     r.op == "gemm" || r.op == "spmv" ? interval_text(r.gflops, r.gflops_lo, r.gflops_hi) : "",
                     fmt::format("{:.1f}s", r.wall_s)});
-  std::vector<std::size_t> w(header.size(), 0);
-  for (const auto& row : rows)
-    for (std::size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], row[i].size());
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) line += fmt::format("{:<{}}  ", row[i], w[i]);
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    fmt::print("{}\n", line);
-  }
+  fmt::print("{}", aligned_table(rows));
 }
 
 }  // namespace hetbench::tune
