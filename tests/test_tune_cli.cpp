@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <set>
 #include <thread>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "engine/results.hpp"
@@ -213,4 +215,80 @@ TEST(TuneCli, ConstraintsPruneTheSpaceOnPocl) {
     EXPECT_EQ(rec["tune"]["strategy"], "genetic");
   }
   EXPECT_NE(r.output.find("pruned by constraints"), std::string::npos) << r.output;
+}
+
+// A tuning starts from the database: after the defaults it measures the parameters of the
+// variant's entries for other problems (nearest first), records them with the task's first
+// evaluation, and a resume takes them from there even when the database has changed.
+TEST(TuneCli, TheSearchStartsFromTheDatabaseAndAResumeKeepsItsStarts) {
+  TempDir root;
+  const std::string db = (root.path() / "tuning.db").string();
+  const std::string base = "tune dot --device host --variant omp --precision S --reps 2 --warmup 0 --db " + db;
+  // Entries at two other sizes, with BLOCK off its default (4096): 2^13 is nearer 2^16.
+  for (const auto& [size, block] : {std::pair{"2^13", 65536}, std::pair{"2^20", 256}}) {
+    TempDir out;
+    auto r = run_hetbench(fmt::format("{} --out {} --size {} --param BLOCK={} --param THREADS=1 --strategy exhaustive "
+                                      "--seed 1", base, out.str(), size, block));
+    ASSERT_EQ(r.status, 0) << r.output;
+  }
+  const auto starts = nlohmann::json::parse(R"([{"BLOCK": 65536, "THREADS": 1}, {"BLOCK": 256, "THREADS": 1}])");
+
+  const std::string tune = base + " --out " + root.str() + " --size 2^16 --strategy random --budget 4 --seed 2";
+  auto r = run_hetbench(tune);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("starts from 2 parameter set(s) of the tuning database"), std::string::npos) << r.output;
+  const auto dir = experiment_in(root.path());
+  auto recs = hetbench::read_results(dir);
+  ASSERT_EQ(recs.size(), 4u);
+  EXPECT_EQ(recs[0]["params"]["BLOCK"], 4096) << "the defaults first";
+  EXPECT_EQ(recs[0]["tune"]["starts"], starts);
+  EXPECT_EQ(recs[1]["params"], starts[0]) << "then the database's entries, the nearest first";
+  EXPECT_EQ(recs[2]["params"], starts[1]);
+  EXPECT_FALSE(recs[1]["tune"].contains("starts"));
+
+  // An entry for this very size since (BLOCK 1024, faster than anything): a new tuning
+  // starts there, ...
+  const auto exported = (root.path() / "db.json").string();
+  ASSERT_EQ(run_hetbench("db export --db " + db + " --out " + exported).status, 0);
+  auto j = read_json(exported);
+  auto e = j["entries"][0];
+  e["features"]["n"] = 1 << 16;
+  e["params"] = {{"BLOCK", 1024}, {"THREADS", 1}};
+  e["rate"] = e["rate_lo"] = e["rate_hi"] = 1e9;
+  j["entries"] = nlohmann::json::array({e});
+  hetbench::test::write_text(exported, j.dump());
+  r = run_hetbench("db import " + exported + " --db " + db);
+  ASSERT_EQ(r.status, 0) << r.output;
+  TempDir fresh;
+  r = run_hetbench(base + " --out " + fresh.str() + " --size 2^16 --strategy random --budget 2 --seed 2 --starts 1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  recs = hetbench::read_results(experiment_in(fresh.path()));
+  ASSERT_EQ(recs.size(), 2u);
+  EXPECT_EQ(recs[0]["tune"]["starts"], nlohmann::json::parse(R"([{"BLOCK": 1024, "THREADS": 1}])"));
+  EXPECT_EQ(recs[1]["params"]["BLOCK"], 1024);
+
+  // ... but the tuning killed after its first evaluation (its records cut to the first)
+  // resumes with the starts it recorded.
+  {
+    std::ifstream in(dir / "results.jsonl");
+    std::string first;
+    std::getline(in, first);
+    in.close();
+    std::ofstream(dir / "results.jsonl", std::ios::trunc) << first << "\n";
+  }
+  r = run_hetbench("tune --resume " + dir.string() + " --db " + db);
+  ASSERT_EQ(r.status, 0) << r.output;
+  recs = hetbench::read_results(dir);
+  ASSERT_EQ(recs.size(), 4u);
+  EXPECT_EQ(recs[1]["params"], starts[0]) << "the recorded start, not the database's nearer entry";
+  EXPECT_EQ(recs[2]["params"], starts[1]);
+
+  // --starts 0: none, and an empty list recorded.
+  TempDir none;
+  r = run_hetbench(base + " --out " + none.str() + " --size 2^16 --strategy random --budget 2 --seed 2 --starts 0");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.find("starts from"), std::string::npos) << r.output;
+  recs = hetbench::read_results(experiment_in(none.path()));
+  ASSERT_GE(recs.size(), 1u);
+  EXPECT_EQ(recs[0]["tune"]["starts"], nlohmann::json::array());
 }

@@ -1,5 +1,6 @@
 // The search strategies on synthetic objectives (no device): budgets, the cache, pruned
 // spaces, invalid points, finding the optimum, ties, and a deterministic replay.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -115,6 +116,30 @@ TEST(TuneSearch, SamplingStrategiesMeasureTheDefaultsFirst) {
   Search search(pruned, [&](std::size_t i) { return hill(pruned, i); }, 5);
   run_strategy("random", search, 7);
   EXPECT_EQ(search.order().size(), 5u);
+}
+
+TEST(TuneSearch, StartsComeAfterTheDefaultsAndAnnealingWalksFromTheBest) {
+  const Space s = grid(12);
+  const std::size_t def = s.find({2, 2}), start = s.find({10, 4}), worse = s.find({0, 11});
+  for (const auto& name : strategy_names()) {
+    if (name == "exhaustive") continue;
+    Search search(s, [&](std::size_t i) { return hill(s, i); }, 6);
+    run_strategy(name, search, 9, {worse, start, s.size(), start});  // out of range and repeated: ignored
+    ASSERT_GE(search.order().size(), 4u) << name;
+    EXPECT_EQ(search.order()[0], def) << name;
+    EXPECT_EQ(search.order()[1], worse) << name;
+    EXPECT_EQ(search.order()[2], start) << name;
+    if (name == "annealing") {
+      // The walk's first step is a neighbour of the best measured so far (the start near
+      // the top), not a random configuration.
+      const auto nb = s.neighbours(start);
+      EXPECT_NE(std::find(nb.begin(), nb.end(), search.order()[3]), nb.end());
+    }
+  }
+  // A budget the starts use up: nothing beyond it.
+  Search search(s, [&](std::size_t i) { return hill(s, i); }, 2);
+  run_strategy("annealing", search, 9, {worse, start});
+  EXPECT_EQ(search.order(), (std::vector<std::size_t>{def, worse}));
 }
 
 TEST(TuneSearch, InvalidConfigurationsDoNotStopTheSearch) {

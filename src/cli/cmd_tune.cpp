@@ -19,6 +19,7 @@ struct TuneOpts {
   RunSelectors sel;
   std::string strategy = "random", budget, out = "hetbench-results", resume, db;
   std::uint64_t seed = 0;
+  std::size_t starts = 3;
   Isolation iso;
 };
 
@@ -60,6 +61,10 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
   sub->add_option("--resume", o->resume, "continue the interrupted tuning in this experiment folder");
   sub->add_option("--db", o->db, "tuning database the best parameters go to (default: $HETBENCH_DB or "
                                  "~/.local/share/hetbench/tuning.db; none: do not store them)");
+  sub->add_option("--starts", o->starts,
+                  "measure first (after the defaults) the parameters of this many tuning database entries of the "
+                  "variant, nearest problems first (other sizes, layouts, devices of the architecture); 0: none")
+      ->capture_default_str();
   add_isolation(sub, o->iso, true);
   return {sub, [o, sub, command_line] {
             tune::check_strategy(o->strategy);
@@ -68,6 +73,7 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
             std::unique_ptr<tuning::TuningDb> db;
             if (!db_path.empty()) db = std::make_unique<tuning::TuningDb>(db_path);
             const auto hook = [&](std::uint64_t seed) { return db ? tune::database_hook(*db, seed) : tune::ResultHook{}; };
+            const auto starts = db ? tune::database_starts(*db, o->starts) : tune::StartsHook{};
             tune::TuneSettings s;
             s.strategy = o->strategy;
             s.budget = tune::parse_budget(o->budget.empty() ? (o->strategy == "exhaustive" ? "100%" : "15%") : o->budget);
@@ -94,7 +100,7 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
                 if (!given.contains(k)) given[k] = v;
               check_same(o->resume, "tuning settings", recorded, given, true);
               o->iso.apply(sub, e);
-              return tune::tune_experiment(e, rec, o->resume, hook(e.seed));
+              return tune::tune_experiment(e, rec, o->resume, hook(e.seed), starts);
             }
             if (o->sel.r.op.empty()) throw Error("tune: give the op to tune (or --resume EXPERIMENT)");
             Experiment e;
@@ -105,7 +111,7 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
             e.seed = s.seed;
             e.spec["seed"] = s.seed;
             o->iso.apply(sub, e);
-            return tune::tune_experiment(e, s, std::nullopt, hook(e.seed));
+            return tune::tune_experiment(e, s, std::nullopt, hook(e.seed), starts);
           }};
 }
 

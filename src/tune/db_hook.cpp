@@ -1,5 +1,7 @@
 #include "tune/db_hook.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace hetbench::tune {
@@ -32,6 +34,28 @@ ResultHook database_hook(tuning::TuningDb& db, std::uint64_t seed) {
     fmt::print(stderr, "hetbench: tuning database {}: {} {} {} {} -> entry {}{}\n", db.path().string(), r.variant_id,
                r.precision, e.problem.label, format_params(r.params) + (r.layout ? " @" + describe(*r.layout) : ""), id,
                stored ? "" : " (kept: the entry there is faster)");
+  };
+}
+
+StartsHook database_starts(const tuning::TuningDb& db, std::size_t n) {
+  return [&db, n](const TaskRef& t) {
+    std::vector<ParamValues> out;
+    if (n == 0) return out;
+    tuning::LookupQuery q;
+    q.variants = {{t.variant.id(), tuning::variant_hash(t.variant)}};
+    q.precision = t.prec;
+    const auto entries = db.entries_of(q.variants, q.precision);
+    if (entries.empty()) return out;  // before the features, which may read a matrix
+    q.device = tuning::DeviceIdentity::of(t.device.info());
+    q.storage = tuning::storage_key(t.op, t.problem);
+    q.problem = tuning::classify(t.op.name(), t.problem, t.op.features(t.problem, t.seed));
+    auto hits = tuning::ranked(entries, q);
+    std::stable_partition(hits.begin(), hits.end(), [&](const auto& h) { return h.entry.storage == q.storage; });
+    for (const auto& h : hits) {
+      if (out.size() == n) break;
+      if (std::find(out.begin(), out.end(), h.entry.params) == out.end()) out.push_back(h.entry.params);
+    }
+    return out;
   };
 }
 

@@ -5,7 +5,8 @@
 // neighbour. Two changes, because here the budget rather than a generation count ends
 // the search: a generation that could not be filled with valid children, or that holds
 // nothing new, takes random configurations not evaluated yet (immigrants), so the search
-// never stalls on cached configurations.
+// never stalls on cached configurations. And the first generation holds the starts
+// (run_strategy), the rest immigrants.
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -45,12 +46,14 @@ std::size_t genetic_population(std::size_t space, std::size_t budget) {
   return std::min(space, std::max<std::size_t>(2, std::min<std::size_t>({30, half_space, std::max<std::size_t>(4, from_budget)})));
 }
 
-void genetic(Search& s, Rng& rng) {
+void genetic(Search& s, Rng& rng, const std::vector<std::size_t>& starts) {
   const Space& sp = s.space();
   if (sp.size() == 0) return;
   const std::size_t pop_size = genetic_population(sp.size(), s.budget());
   const std::size_t mutation_chance = 20;
   std::vector<std::size_t> pop;
+  for (auto i : starts)
+    if (i < sp.size() && pop.size() < pop_size && !contains(pop, i)) pop.push_back(i);
   add_immigrants(s, rng, pop, pop_size);
   while (!s.done() && !pop.empty()) {
     std::vector<std::pair<std::size_t, double>> ranked;

@@ -60,14 +60,19 @@ bool accept(double current, double next, double t, Rng& rng) {
 // Simulated annealing (Kirkpatrick, Gelatt and Vecchi, "Optimization by simulated
 // annealing"): a random walk over one-step neighbours, accepting a worse one with the
 // Metropolis probability, and the temperature cooled geometrically from 1 to 1e-3 over
-// the budget. A walk that cools down or keeps stepping onto evaluated neighbours restarts
-// at a random configuration not evaluated yet.
-void annealing(Search& s, Rng& rng) {
+// the budget. The first walk starts at the best of the starts, if one passed (not at the
+// defaults: on a synthetic hill far from them, walks from the defaults found the top in
+// 11 of 20 seeds against 15 from random configurations); a walk that cools down or keeps
+// stepping onto evaluated neighbours restarts at a random configuration not evaluated yet.
+void annealing(Search& s, Rng& rng, const std::vector<std::size_t>& starts) {
   const double t_max = 1, t_min = 1e-3;
   const double alpha = std::pow(t_min / t_max, 1.0 / std::max<std::size_t>(s.budget(), 2));
   const Space& sp = s.space();
   std::size_t cur = sp.size();
   double fcur = kInvalid, t = t_max;
+  for (auto i : starts)
+    if (i < sp.size() && s.seen(i) && s.value(i) != kInvalid && (cur == sp.size() || s.value(i) > fcur))
+      cur = i, fcur = s.value(i);
   std::size_t stall = 0;
   while (!s.done()) {
     auto nb = cur == sp.size() ? std::vector<std::size_t>{} : sp.neighbours(cur);
@@ -95,7 +100,7 @@ void annealing(Search& s, Rng& rng) {
 
 }  // namespace
 
-void genetic(Search& s, Rng& rng);  // genetic.cpp
+void genetic(Search& s, Rng& rng, const std::vector<std::size_t>& starts);  // genetic.cpp
 void bayes(Search& s, Rng& rng);    // bayes.cpp
 
 const std::vector<std::string>& strategy_names() {
@@ -109,7 +114,7 @@ void check_strategy(const std::string& name) {
     throw Error(fmt::format("unknown strategy '{}': choose exhaustive, random, annealing, genetic or bayes", name));
 }
 
-void run_strategy(const std::string& name, Search& s, std::uint64_t seed) {
+void run_strategy(const std::string& name, Search& s, std::uint64_t seed, const std::vector<std::size_t>& starts) {
   check_strategy(name);
   Rng rng(seed);
   // A sampling strategy first measures the metadata defaults (when they are in the
@@ -120,11 +125,13 @@ void run_strategy(const std::string& name, Search& s, std::uint64_t seed) {
     for (const auto& a : s.space().axes()) def.push_back(a.def);
     const bool known = std::none_of(def.begin(), def.end(), [](int d) { return d < 0; });
     if (const auto i = known ? s.space().find(def) : s.space().size(); i < s.space().size()) s.evaluate(i);
+    for (auto i : starts)
+      if (i < s.space().size() && !s.evaluate(i)) return;
   }
   if (name == "exhaustive") exhaustive(s, rng);
   else if (name == "random") random_sampling(s, rng);
-  else if (name == "annealing") annealing(s, rng);
-  else if (name == "genetic") genetic(s, rng);
+  else if (name == "annealing") annealing(s, rng, starts);
+  else if (name == "genetic") genetic(s, rng, starts);
   else bayes(s, rng);
 }
 

@@ -57,8 +57,12 @@ class Search {
 const std::vector<std::string>& strategy_names();
 // Throws Error naming the strategy when it is unknown.
 void check_strategy(const std::string& name);
-// Runs the strategy until the search is done.
-void run_strategy(const std::string& name, Search& s, std::uint64_t seed);
+// Runs the strategy until the search is done. Every strategy but exhaustive measures the
+// metadata defaults first, then `starts` (configurations known to be good elsewhere, e.g.
+// a tuning database's entries for nearby problems); annealing walks from the best start,
+// the genetic algorithm's first generation holds the starts, and the model search counts
+// the defaults and the starts among its first samples.
+void run_strategy(const std::string& name, Search& s, std::uint64_t seed, const std::vector<std::size_t>& starts = {});
 // The genetic algorithm's population for a space and budget of evaluations: about
 // sqrt(2 budget), at least 4, at most 30 and half the space (docs/tuning.md).
 std::size_t genetic_population(std::size_t space, std::size_t budget);

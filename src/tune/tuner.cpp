@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -105,6 +106,53 @@ Space space_of(const Plan& plan, const Task& t) {
   return Space(std::move(axes), std::move(configs));
 }
 
+// The configuration of a parameter set in the space; space.size() when a value lies
+// outside the asked range or the constraints pruned it. The layout axis takes its default.
+std::size_t config_of(const Space& space, const ParamValues& p) {
+  Config c;
+  for (const auto& a : space.axes()) {
+    if (a.name == kLayoutAxis) {
+      if (a.def < 0) return space.size();
+      c.push_back(a.def);
+      continue;
+    }
+    const auto it = p.find(a.name);
+    if (it == p.end()) return space.size();
+    const auto v = std::find(a.values.begin(), a.values.end(), it->second);
+    if (v == a.values.end()) return space.size();
+    c.push_back(static_cast<int>(v - a.values.begin()));
+  }
+  return space.find(c);
+}
+
+// The starts recorded with a task's first evaluation (tune.starts), or nullopt when no
+// first evaluation is recorded.
+std::optional<std::vector<ParamValues>> recorded_starts(const std::map<std::pair<ParamValues, std::string>, nlohmann::json>& mine,
+                                                        const std::string& dir) {
+  for (const auto& [key, r] : mine) {
+    const auto& t = r["tune"];
+    if (!t.contains("evaluation") || t["evaluation"] != 1) continue;
+    std::vector<ParamValues> out;
+    if (!t.contains("starts")) return out;
+    const auto& s = t["starts"];
+    bool ok = s.is_array();
+    for (std::size_t i = 0; ok && i < s.size(); ++i) {
+      ok = s[i].is_object();
+      ParamValues pv;
+      for (auto it = ok ? s[i].begin() : s[i].end(); ok && it != s[i].end(); ++it) {
+        ok = it.value().is_number_integer();
+        if (ok) pv[it.key()] = it.value().get<long long>();
+      }
+      out.push_back(std::move(pv));
+    }
+    if (!ok)
+      throw Error(fmt::format("--resume '{}': point {}: key 'tune.starts': expected an array of NAME: integer objects",
+                              dir, r.value("point", -1)));
+    return out;
+  }
+  return std::nullopt;
+}
+
 Measured measured_of(std::size_t config, const nlohmann::json& rec) {
   Measured m{config, false, 0, 0, 0};
   if (rec.value("status", "") != "ok" || !rec.contains("timing")) return m;
@@ -199,7 +247,7 @@ std::pair<Experiment, TuneSettings> recorded_tuning(const nlohmann::json& j, con
 }
 
 int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std::filesystem::path>& resume,
-                    const ResultHook& on_result) {
+                    const ResultHook& on_result, const StartsHook& starts) {
   check_strategy(s.strategy);
   for (auto& r : e.runs) r.whole_domains = true;
   e.seed = s.seed;
@@ -241,6 +289,19 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
                                 head.variant->id()));
       offset_s = std::max(offset_s, r["tune"].value("elapsed_s", 0.0));
     }
+    // Where the search starts, after the defaults. Recorded with the task's first
+    // evaluation: a resume repeats the search even where the database changed since
+    // (by this tuning's own entries of earlier tasks, for one).
+    auto start_params = recorded_starts(mine, writer->dir().string());
+    if (!start_params)
+      start_params = starts ? starts(TaskRef{*run.devices[head.device], *head.variant, *run.op, head.prec,
+                                             run.sizes[head.size], e.seed})
+                            : std::vector<ParamValues>{};
+    std::vector<std::size_t> start_configs;
+    for (const auto& pv : *start_params)
+      if (const auto i = config_of(space, pv);
+          i < space.size() && std::find(start_configs.begin(), start_configs.end(), i) == start_configs.end())
+        start_configs.push_back(i);
     const std::size_t budget = s.budget.evaluations(space.size());
     // A time budget is shared by the tasks left, so time a small space leaves over goes on.
     const double time_share = s.budget.seconds() > 0 ? (s.budget.seconds() - time_used) / (tasks.size() - k) : 0;
@@ -248,6 +309,12 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
                head.variant->id(), run.devices[head.device]->id(), name(head.prec),
                format_sizes(run.sizes[head.size]) + layouts_text(t.layouts),
                space.size(), t.pruned, s.budget.seconds() > 0 ? fmt::format("{:.0f}s", time_share) : std::to_string(budget));
+    if (!start_params->empty())
+      fmt::print(stderr, "hetbench: the search starts from {} parameter set(s) of the tuning database{}\n",
+                 start_configs.size(),
+                 start_configs.size() < start_params->size()
+                     ? fmt::format(" ({} more lie outside this space)", start_params->size() - start_configs.size())
+                     : "");
     const auto start = Clock::now();
     auto elapsed = [&] { return offset_s + std::chrono::duration<double>(Clock::now() - start).count(); };
     std::vector<Measured> measured;
@@ -274,6 +341,7 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
       if (!rec.contains("tune")) {
         rec["tune"] = {{"task", k}, {"strategy", s.strategy}, {"seed", s.seed}, {"evaluation", measured.size()},
                        {"budget", budget}, {"elapsed_s", elapsed()}};
+        if (measured.size() == 1) rec["tune"]["starts"] = *start_params;
         if (pick.found) {
           const auto& b = recs.size() > pick.best ? recs[pick.best] : rec;
           rec["tune"]["best_so_far"] = {{"point", b.value("point", -1)}, {"params", b["params"]},
@@ -294,7 +362,7 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
     };
     Search search(space, objective, budget,
                   [&] { return interrupted() || (s.budget.seconds() > 0 && elapsed() >= time_share); });
-    run_strategy(s.strategy, search, splitmix64(s.seed + k));
+    run_strategy(s.strategy, search, splitmix64(s.seed + k), start_configs);
     progress.end();
     time_used += elapsed();
     TuningResult r = summarize(space, measured, recs, t.pruned, s, elapsed(), writer->dir().string());

@@ -57,6 +57,19 @@ nlohmann::json to_json(const TuningResult& r);
 
 using ResultHook = std::function<void(const TuningResult&)>;
 
+// One problem and variant about to be tuned, as a StartsHook sees it.
+struct TaskRef {
+  const Device& device;
+  const Variant& variant;
+  const Op& op;
+  Precision prec;
+  const Sizes& problem;
+  std::uint64_t seed;  // the inputs' seed (a matrix generator's features need it)
+};
+// Parameter sets to measure first on a problem, best first: a tuning database's entries
+// of the variant on nearby problems (tune/db_hook.hpp). The strategies start from them.
+using StartsHook = std::function<std::vector<ParamValues>(const TaskRef&)>;
+
 // The layout's axis in a tuning space: values index the task's layouts (docs/tuning.md).
 inline constexpr const char* kLayoutAxis = "LAYOUT";
 
@@ -70,9 +83,12 @@ bool rated_by_flops(const std::string& op);
 // Tunes the experiment (its runs get whole_domains set). With `resume`, continues the
 // tuning recorded in that folder: recorded evaluations are replayed from results.jsonl
 // and nothing is measured twice. `on_result` is called once per problem and variant.
+// `starts` gives each task's parameter sets to measure first (after the metadata
+// defaults); they are recorded with the task's first evaluation, and a resume takes them
+// from there rather than asking again, so that it repeats the same search.
 // Returns the exit status: 0, or 130 when interrupted. Bad input throws Error.
 int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std::filesystem::path>& resume,
-                    const ResultHook& on_result = {});
+                    const ResultHook& on_result = {}, const StartsHook& starts = {});
 
 // The experiment and settings recorded by an earlier tune in `dir`'s experiment.json;
 // throws Error naming the file when it holds no tuning.

@@ -346,6 +346,14 @@ std::optional<LookupHit> TuningDb::lookup(const DeviceIdentity& dev, const Varia
 
 std::vector<TuningEntry> TuningDb::list() const { return select("", {}); }
 
+std::vector<TuningEntry> TuningDb::entries_of(const std::vector<VariantKey>& variants, Precision p) const {
+  std::vector<TuningEntry> out;
+  for (const auto& v : variants)
+    for (auto& e : select("variant=?1 AND variant_hash=?2 AND precision=?3", {v.id, v.hash, std::string(name(p))}))
+      out.push_back(std::move(e));
+  return out;
+}
+
 std::optional<TuningEntry> TuningDb::get(std::int64_t id) const {
   auto v = select("id=?1", {std::to_string(id)});
   if (v.empty()) return std::nullopt;

@@ -100,7 +100,12 @@ class TuningLookup {
   virtual std::optional<LookupHit> lookup(const LookupQuery& q) const = 0;
 };
 
-// The nearest entry among `entries` for `q` (the rule every TuningLookup follows).
+// The entries among `entries` of the query's variants (current hash), precision and
+// backend on the same device, architecture or vendor, best first: the closest fallback
+// level, then the nearest problem class, then the faster. No reach cut-off.
+std::vector<LookupHit> ranked(const std::vector<TuningEntry>& entries, const LookupQuery& q);
+// The nearest entry among `entries` for `q` (the rule every TuningLookup follows): the
+// first of `ranked` within reach of the query's class.
 std::optional<LookupHit> nearest(const std::vector<TuningEntry>& entries, const LookupQuery& q);
 
 // $HETBENCH_DB, else $XDG_DATA_HOME/hetbench/tuning.db, else ~/.local/share/hetbench/tuning.db.
@@ -131,6 +136,9 @@ class TuningDb final : public TuningLookup {
   std::optional<LookupHit> lookup(const DeviceIdentity& dev, const Variant& v, Precision p, const std::string& storage,
                                   const ProblemClass& problem) const;
   std::vector<TuningEntry> list() const;
+  // The entries of these variants (id and hash) in precision p, whatever their storage
+  // and class: where a tuning of the variant may start (tune/db_hook.hpp).
+  std::vector<TuningEntry> entries_of(const std::vector<VariantKey>& variants, Precision p) const;
   std::optional<TuningEntry> get(std::int64_t id) const;
   // Removes the entries with these ids in one transaction; returns how many went.
   int remove(const std::vector<std::int64_t>& ids);

@@ -1,5 +1,6 @@
 // Entries of the tuning database as values: device identity, variant hash, storage key,
 // JSON form (export/import) and the nearest-entry rule every lookup follows.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -183,8 +184,8 @@ std::string to_string(Fallback f) {
   return "?";
 }
 
-std::optional<LookupHit> nearest(const std::vector<TuningEntry>& entries, const LookupQuery& q) {
-  std::optional<LookupHit> best;
+std::vector<LookupHit> ranked(const std::vector<TuningEntry>& entries, const LookupQuery& q) {
+  std::vector<LookupHit> hits;
   for (const auto& e : entries) {
     bool current = false;  // a variant of the query, unchanged since the entry was tuned
     for (const auto& v : q.variants) current |= v.id == e.variant_id && v.hash == e.variant_hash;
@@ -195,14 +196,22 @@ std::optional<LookupHit> nearest(const std::vector<TuningEntry>& entries, const 
     else if (!q.device.arch.empty() && e.device.arch == q.device.arch) level = Fallback::SameArch;
     else if (!q.device.vendor.empty() && e.device.vendor == q.device.vendor) level = Fallback::SameVendor;
     else continue;
-    const double d = distance(e.problem, q.problem);
-    if (!(d <= reach(q.problem.op))) continue;
-    // The closest fallback level first, then the nearest class, then the faster entry.
-    const bool better = !best || level < best->level ||
-                        (level == best->level && (d < best->distance || (d == best->distance && e.rate > best->entry.rate)));
-    if (better) best = LookupHit{e, d, level};
+    hits.push_back(LookupHit{e, distance(e.problem, q.problem), level});
   }
-  return best;
+  // The closest fallback level first, then the nearest class, then the faster entry;
+  // stable, so that of entries equal in all three the first stored comes first.
+  std::stable_sort(hits.begin(), hits.end(), [](const LookupHit& a, const LookupHit& b) {
+    if (a.level != b.level) return a.level < b.level;
+    if (a.distance != b.distance) return a.distance < b.distance;
+    return a.entry.rate > b.entry.rate;
+  });
+  return hits;
+}
+
+std::optional<LookupHit> nearest(const std::vector<TuningEntry>& entries, const LookupQuery& q) {
+  for (auto& hit : ranked(entries, q))
+    if (hit.distance <= reach(q.problem.op)) return std::move(hit);
+  return std::nullopt;
 }
 
 std::string default_db_path() {
