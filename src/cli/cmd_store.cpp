@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "hetbench/error.hpp"
 #include "store/store.hpp"
+#include "util/text_table.hpp"
 
 namespace hetbench::cli {
 
@@ -125,11 +126,11 @@ int query(Store& s, const store::Filter& f, const std::string& format) {
 }
 
 int list(Store& s) {
-  Out out;
-  out.print("{:>4}  {:<12}  {:<28} {:<16} {:<20} {:>8}\n", "id", "hash", "name", "host", "start", "points");
+  // Whole names and hosts: a column is as wide as its widest cell (the hash stays short).
+  std::vector<TextRow> rows{{"id", "hash", "name", "host", "start", "points"}};
   for (const auto& e : s.experiments())
-    out.print("{:>4}  {:<12}  {:<28} {:<16} {:<20} {:>8}\n", e.id, e.hash.substr(0, 12), e.name.substr(0, 28),
-              e.host.substr(0, 16), e.start_time, e.points);
+    rows.push_back({std::to_string(e.id), e.hash.substr(0, 12), e.name, e.host, e.start_time, std::to_string(e.points)});
+  fmt::print("{}", aligned_table(rows, {true, false, false, false, false, true}));
   return 0;
 }
 
