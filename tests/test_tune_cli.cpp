@@ -283,6 +283,17 @@ TEST(TuneCli, TheSearchStartsFromTheDatabaseAndAResumeKeepsItsStarts) {
   EXPECT_EQ(recs[1]["params"], starts[0]) << "the recorded start, not the database's nearer entry";
   EXPECT_EQ(recs[2]["params"], starts[1]);
 
+  // Recorded starts edited by hand: one clear error naming the key, nothing measured.
+  {
+    auto first = recs[0];
+    first["tune"]["starts"] = nlohmann::json::parse(R"([{"BLOCK": "big"}])");
+    std::ofstream(dir / "results.jsonl", std::ios::trunc) << first.dump() << "\n";
+  }
+  r = run_hetbench("tune --resume " + dir.string() + " --db " + db);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("key 'tune.starts[0].BLOCK': expected an integer"), std::string::npos) << r.output;
+  EXPECT_EQ(hetbench::read_results(dir).size(), 1u);
+
   // --starts 0: none, and an empty list recorded.
   TempDir none;
   r = run_hetbench(base + " --out " + none.str() + " --size 2^16 --strategy random --budget 2 --seed 2 --starts 0");

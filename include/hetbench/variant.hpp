@@ -33,6 +33,9 @@ struct ParamDef {
 };
 using ParamValues = std::map<std::string, long long>;
 std::string format_params(const ParamValues& p);  // "VW=4;WG=256"
+// Parameter values from a JSON object of NAME: integer (a tuning database entry, a
+// tuning's recorded starts); throws Error "WHERE: key 'KEY': ..." naming the bad key.
+ParamValues params_from_json(const nlohmann::json& j, const std::string& where, const std::string& key);
 
 using BufferMap = std::map<std::string, Buffer*>;
 

@@ -21,6 +21,17 @@ std::string format_params(const ParamValues& p) {
   return s;
 }
 
+ParamValues params_from_json(const nlohmann::json& j, const std::string& where, const std::string& key) {
+  if (!j.is_object()) throw Error(fmt::format("{}: key '{}': expected an object of NAME: integer", where, key));
+  ParamValues p;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!it.value().is_number_integer())
+      throw Error(fmt::format("{}: key '{}.{}': expected an integer", where, key, it.key()));
+    p[it.key()] = it.value().get<long long>();
+  }
+  return p;
+}
+
 const ParamDef* Variant::param(const std::string& n) const {
   for (const auto& p : params)
     if (p.name == n) return &p;

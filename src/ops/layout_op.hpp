@@ -167,7 +167,7 @@ std::map<std::string, std::vector<T>> place_fields(LayoutProblem& prob, const Fi
 // operand an input, the others outputs. Returns the input fields as arrays of n words.
 template <class T>
 std::vector<Bytes> place_records(LayoutProblem& prob, const FieldSet& fs, std::size_t n,
-                                                      std::uint64_t seed, const std::vector<std::string>& positive) {
+                                 std::uint64_t seed, const std::vector<std::string>& positive) {
   std::vector<Access> acc(fs.size(), Access::Out);
   acc[0] = Access::In;
   auto in = place_fields<T>(prob, fs, std::vector<std::size_t>(fs.size(), n), acc, seed, fs[0].fields, positive);

@@ -40,7 +40,7 @@ std::vector<Sizes> mriq_dims(const std::string& list) {
 class MriqProblem final : public LayoutProblem {
  public:
   std::map<std::string, Bytes> in;  // the seeded fields, one array each
-  std::vector<std::size_t> checked;                       // the voxels validated (all, or a sample)
+  std::vector<std::size_t> checked;  // the voxels validated (all, or a sample)
 };
 
 // The bound of one component of Q at one voxel in one precision (docs/validation.md,

@@ -37,7 +37,7 @@ std::vector<Sizes> nbody_dims(const std::string& list) {
 class NbodyProblem final : public LayoutProblem {
  public:
   std::vector<Bytes> body;  // x, y, z, m as arrays of n words
-  std::vector<std::size_t> checked;              // the bodies validated (all, or a sample)
+  std::vector<std::size_t> checked;  // the bodies validated (all, or a sample)
 };
 
 class NbodyOp final : public Op {

@@ -62,7 +62,7 @@ bool accept(double current, double next, double t, Rng& rng) {
 // Metropolis probability, and the temperature cooled geometrically from 1 to 1e-3 over
 // the budget. The first walk starts at the best of the starts, if one passed (not at the
 // defaults: on a synthetic hill far from them, walks from the defaults found the top in
-// 11 of 20 seeds against 15 from random configurations); a walk that cools down or keeps
+// 11 of 20 seeds against 16 from random configurations); a walk that cools down or keeps
 // stepping onto evaluated neighbours restarts at a random configuration not evaluated yet.
 void annealing(Search& s, Rng& rng, const std::vector<std::size_t>& starts) {
   const double t_max = 1, t_min = 1e-3;

@@ -125,34 +125,6 @@ std::size_t config_of(const Space& space, const ParamValues& p) {
   return space.find(c);
 }
 
-// The starts recorded with a task's first evaluation (tune.starts), or nullopt when no
-// first evaluation is recorded.
-std::optional<std::vector<ParamValues>> recorded_starts(const std::map<std::pair<ParamValues, std::string>, nlohmann::json>& mine,
-                                                        const std::string& dir) {
-  for (const auto& [key, r] : mine) {
-    const auto& t = r["tune"];
-    if (!t.contains("evaluation") || t["evaluation"] != 1) continue;
-    std::vector<ParamValues> out;
-    if (!t.contains("starts")) return out;
-    const auto& s = t["starts"];
-    bool ok = s.is_array();
-    for (std::size_t i = 0; ok && i < s.size(); ++i) {
-      ok = s[i].is_object();
-      ParamValues pv;
-      for (auto it = ok ? s[i].begin() : s[i].end(); ok && it != s[i].end(); ++it) {
-        ok = it.value().is_number_integer();
-        if (ok) pv[it.key()] = it.value().get<long long>();
-      }
-      out.push_back(std::move(pv));
-    }
-    if (!ok)
-      throw Error(fmt::format("--resume '{}': point {}: key 'tune.starts': expected an array of NAME: integer objects",
-                              dir, r.value("point", -1)));
-    return out;
-  }
-  return std::nullopt;
-}
-
 Measured measured_of(std::size_t config, const nlohmann::json& rec) {
   Measured m{config, false, 0, 0, 0};
   if (rec.value("status", "") != "ok" || !rec.contains("timing")) return m;
@@ -192,6 +164,24 @@ std::string rate_text(const nlohmann::json& rec) {
 // input (its layout, where the task spans several).
 using ConfigKey = std::pair<ParamValues, std::string>;
 using Recorded = std::map<std::size_t, std::map<ConfigKey, nlohmann::json>>;
+
+// The starts recorded with a task's first evaluation (tune.starts), or nullopt when no
+// first evaluation is recorded.
+std::optional<std::vector<ParamValues>> recorded_starts(const std::map<ConfigKey, nlohmann::json>& mine,
+                                                        const std::string& dir) {
+  for (const auto& [key, r] : mine) {
+    const auto& t = r["tune"];
+    if (!t.contains("evaluation") || t["evaluation"] != 1) continue;
+    std::vector<ParamValues> out;
+    if (!t.contains("starts")) return out;
+    const auto where = fmt::format("--resume '{}': point {}", dir, r.value("point", -1));
+    if (!t["starts"].is_array()) throw Error(fmt::format("{}: key 'tune.starts': expected an array", where));
+    for (std::size_t i = 0; i < t["starts"].size(); ++i)
+      out.push_back(params_from_json(t["starts"][i], where, fmt::format("tune.starts[{}]", i)));
+    return out;
+  }
+  return std::nullopt;
+}
 
 Recorded recorded_by_task(const std::vector<nlohmann::json>& recs) {
   Recorded out;

@@ -156,11 +156,7 @@ TuningEntry entry_from_json(const nlohmann::json& j, const std::string& where) {
   } catch (const Error& err) {
     bad(where, "features", err.what());
   }
-  if (!j.contains("params") || !j["params"].is_object()) bad(where, "params", "expected an object of NAME: integer");
-  for (auto it = j["params"].begin(); it != j["params"].end(); ++it) {
-    if (!it.value().is_number_integer()) bad(where, "params." + it.key(), "expected an integer");
-    e.params[it.key()] = it.value().get<long long>();
-  }
+  e.params = params_from_json(j.contains("params") ? j["params"] : nlohmann::json(), where, "params");
   if (j.contains("layout") && !j["layout"].is_null()) e.layout = layout_ref_from_json(j["layout"], where);
   if (!j.contains("rate")) bad(where, "rate", "missing");
   e.rate = num(j, "rate", where, 0);

@@ -1,6 +1,6 @@
 #pragma once
 // Tables for the terminal and for Markdown, one implementation for every command that
-// prints one (run, compare, tune, ceilings, db list): columns sized to their widest cell,
+// prints one (run, compare, tune, ceilings, db list, store list): columns sized to their widest cell,
 // so that a long cell (a storage key, a parameter list) never shifts the columns after it.
 #include <string>
 #include <vector>
