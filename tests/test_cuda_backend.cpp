@@ -1,6 +1,7 @@
 // CUDA backend: every CUDA variant (JIT kernels and vendor libraries) validated through
 // the real runner path, NVRTC errors, buffers and energy records. Without a usable CUDA
 // device every test is skipped with the backend's one-line reason.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -205,12 +206,71 @@ TEST(CudaBackend, LaunchDefinesAndGrid) {
   ab.buf = buf.get();
   KernelArg aa{KernelArg::I64};
   aa.i = 5;
-  prog->launch("fill", {an, ab, aa}, {256, 2}, {64, 1});
+  prog->launch("fill", {an, ab, aa}, {256, 2}, {64, 1}, 0);
   dev->finish();
   std::vector<int> out(n);
   buf->download(out.data());
   for (unsigned i = 0; i < n; ++i) ASSERT_EQ(out[i], static_cast<int>(i * 3 + 5)) << i;
-  EXPECT_THROW(prog->launch("fill", {an, ab, aa}, {100}, {64}), PointError);  // not a multiple
+  EXPECT_THROW(prog->launch("fill", {an, ab, aa}, {100}, {64}, 0), PointError);  // not a multiple
+}
+
+// More dynamic shared memory than the 48 KiB a block gets without asking: the launch
+// must raise the kernel's limit first. Every thread writes its slots of a 160 KiB array,
+// then reads another thread's after the barrier, so a short allocation cannot pass.
+TEST(CudaBackend, LaunchWithMoreThan48KiBOfDynamicSharedMemory) {
+  REQUIRE_CUDA(dev);
+  const std::size_t bytes = 160 * 1024, words = bytes / sizeof(int);
+  ASSERT_GE(dev->info().local_mem_launch, bytes) << "an H100/H200 allows 227 KiB";
+  ProgramSource src;
+  src.path = "dyn.cu";
+  src.text =
+      "extern \"C\" __global__ void dyn(unsigned words, int* out, long long add) {\n"
+      "  extern __shared__ int s[];\n"
+      "  for (unsigned w = threadIdx.x; w < words; w += blockDim.x) s[w] = (int)(w * 7 + add + blockIdx.x);\n"
+      "  __syncthreads();\n"
+      "  long long sum = 0;\n"
+      "  for (unsigned w = blockDim.x - 1 - threadIdx.x; w < words; w += blockDim.x) sum += s[w];\n"
+      "  out[blockIdx.x * blockDim.x + threadIdx.x] = (int)sum;\n"
+      "}\n";
+  auto prog = dev->build(src);
+  const unsigned blocks = 3, threads = 256;
+  auto buf = dev->alloc(blocks * threads * sizeof(int));
+  KernelArg an{KernelArg::U32};
+  an.i = static_cast<std::int64_t>(words);
+  KernelArg ab{KernelArg::Buf};
+  ab.buf = buf.get();
+  KernelArg aa{KernelArg::I64};
+  aa.i = 11;
+  prog->launch("dyn", {an, ab, aa}, {blocks * threads}, {threads}, bytes);
+  dev->finish();
+  std::vector<int> out(blocks * threads);
+  buf->download(out.data());
+  for (unsigned b = 0; b < blocks; ++b)
+    for (unsigned t = 0; t < threads; ++t) {
+      long long sum = 0;
+      for (std::size_t w = threads - 1 - t; w < words; w += threads) sum += static_cast<long long>(w * 7 + 11 + b);
+      ASSERT_EQ(out[b * threads + t], static_cast<int>(sum)) << "block " << b << " thread " << t;
+    }
+}
+
+// Apart from the test above because the refused attribute is a CUDA API error on purpose,
+// which compute-sanitizer reports: scripts/gpu-sanitize leaves this test out.
+TEST(CudaBackend, DynamicSharedMemoryPastTheLimitIsPointError) {
+  REQUIRE_CUDA(dev);
+  ProgramSource src;
+  src.path = "dyn_over.cu";
+  src.text = "extern \"C\" __global__ void dyn_over(int* out) { extern __shared__ int s[]; s[0] = 1; out[0] = s[0]; }\n";
+  auto prog = dev->build(src);
+  auto buf = dev->alloc(sizeof(int));
+  KernelArg ab{KernelArg::Buf};
+  ab.buf = buf.get();
+  const std::size_t bytes = dev->info().local_mem_launch + 1024;
+  try {
+    prog->launch("dyn_over", {ab}, {32}, {32}, bytes);
+    FAIL() << "a launch past the opt-in limit ran";
+  } catch (const PointError& e) {
+    EXPECT_THAT(e.what(), testing::HasSubstr(std::to_string(bytes) + " bytes of dynamic shared memory"));
+  }
 }
 
 // A test of its own because the failed kernel lookup is a CUDA API error on purpose, which
@@ -225,7 +285,7 @@ TEST(CudaBackend, LaunchOfAMissingKernelIsPointError) {
   ab.buf = buf.get();
   KernelArg aa{KernelArg::I64};
   aa.i = 5;
-  EXPECT_THROW(prog->launch("no_such_kernel", {an, ab, aa}, {64}, {64}), PointError);
+  EXPECT_THROW(prog->launch("no_such_kernel", {an, ab, aa}, {64}, {64}, 0), PointError);
 }
 
 TEST(CudaBackend, TimeIsPositive) {

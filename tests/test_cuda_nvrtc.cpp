@@ -36,7 +36,8 @@ class SourceCapture final : public Device {
     info_.compute_units = 132;
     info_.max_wg = 1024;
     info_.pref_wg_multiple = 32;
-    info_.local_mem = 227 * 1024;
+    info_.local_mem = 48 * 1024;
+    info_.local_mem_launch = 227 * 1024;
     info_.fp64 = true;
     info_.global_mem = info_.max_alloc = 1ull << 36;
   }

@@ -41,7 +41,8 @@ std::vector<std::string> space(const KernelVariant& v, std::uint64_t seed) {
   dev.compute_units = 132;
   dev.max_wg = 1024;
   dev.pref_wg_multiple = 32;
-  dev.local_mem = 228 * 1024;
+  dev.local_mem = 48 * 1024;
+  dev.local_mem_launch = 227 * 1024;
   dev.fp64 = true;
   Vars base = device_vars(dev, v.precisions.front());
   double dim = 3001;
@@ -88,6 +89,7 @@ std::vector<std::string> space(const KernelVariant& v, std::uint64_t seed) {
         point += " " + l.kernel;
         for (const auto& g : l.global) point += " g" + value(g);
         for (const auto& g : l.local) point += " l" + value(g);
+        if (l.local_bytes) point += " b" + value(*l.local_bytes);
       }
     }
     out.push_back(point);

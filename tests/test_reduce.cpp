@@ -11,12 +11,8 @@ using namespace hetbench;
 
 namespace {
 
-// S, D and I32, each variant run twice (a second run must not see the first one's flags or
-// counters).
-const test::Sweep kPrefixSweep{{Precision::S, Precision::D, Precision::I32}, 2, 1.0};
-
 TEST(Reduce, VariantsValidate) {
-  EXPECT_GT(test::validate_every_variant("reduce", {"1", "2", "33", "4097", "1000003"}, kPrefixSweep).size(), 0u);
+  EXPECT_GT(test::validate_every_variant("reduce", {"1", "2", "33", "4097", "1000003"}, test::kPrefixSweep).size(), 0u);
 }
 
 template <class T>

@@ -12,10 +12,6 @@ using namespace hetbench;
 
 namespace {
 
-// S, D and I32, each variant run twice (a second run must not see the first one's flags or
-// counters).
-const test::Sweep kPrefixSweep{{Precision::S, Precision::D, Precision::I32}, 2, 1.0};
-
 const std::vector<std::string> kScanSizes{"1", "2", "33", "4097", "1000003"};
 
 std::vector<std::string> with_kind(const std::string& kind) {
@@ -25,10 +21,10 @@ std::vector<std::string> with_kind(const std::string& kind) {
 }
 
 TEST(Scan, InclusiveVariantsValidate) {
-  EXPECT_GT(test::validate_every_variant("scan", with_kind("inclusive"), kPrefixSweep).size(), 0u);
+  EXPECT_GT(test::validate_every_variant("scan", with_kind("inclusive"), test::kPrefixSweep).size(), 0u);
 }
 TEST(Scan, ExclusiveVariantsValidate) {
-  EXPECT_GT(test::validate_every_variant("scan", with_kind("exclusive"), kPrefixSweep).size(), 0u);
+  EXPECT_GT(test::validate_every_variant("scan", with_kind("exclusive"), test::kPrefixSweep).size(), 0u);
 }
 
 // The host's own scan of the problem's x, as the op's output bytes.

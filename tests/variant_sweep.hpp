@@ -23,6 +23,10 @@ struct Sweep {
   bool extremes = true;  // false: the defaults only (each layout of a laid-out op is a program of its own)
 };
 
+// The prefix ops (reduce, scan): S, D and I32, each variant run twice (a second run must
+// not see the first one's flags or counters).
+inline const Sweep kPrefixSweep{{Precision::S, Precision::D, Precision::I32}, 2, 1.0};
+
 // Every point must validate; returns the records that ran (constraint-skipped ones, such
 // as WG > max_wg, left out).
 inline std::vector<nlohmann::json> validate_every_variant(const std::string& op, const std::vector<std::string>& sizes,

@@ -34,6 +34,10 @@ struct DeviceInfo {
   int compute_units = 0;
   int max_clock_mhz = 0;
   std::uint64_t global_mem = 0, max_alloc = 0, local_mem = 0;
+  // Local memory a work-group may take when its launch asks for it ("local_bytes" in the
+  // metadata): CUDA's opt-in shared memory per block (227 KiB on Hopper, where static
+  // shared memory stops at 48 KiB); OpenCL's local memory size.
+  std::uint64_t local_mem_launch = 0;
   std::uint64_t llc_bytes = 0;  // last-level cache (what --cache cold flushes); 0 where unknown
   std::size_t max_wg = 0, pref_wg_multiple = 0;
   bool fp64 = false;
@@ -112,8 +116,11 @@ using Dims = std::vector<std::size_t>;  // 1 to 3 entries
 class Program {
  public:
   virtual ~Program() = default;
+  // `local_bytes` > 0 gives the work-group that many bytes of local memory sized at launch:
+  // CUDA's dynamic shared memory (extern __shared__), or on OpenCL one more `local` pointer
+  // argument after `args`.
   virtual void launch(const std::string& kernel, const std::vector<KernelArg>& args, const Dims& global,
-                      const Dims& local) = 0;
+                      const Dims& local, std::size_t local_bytes) = 0;
 };
 
 struct ProgramSource {

@@ -19,13 +19,14 @@ class KernelInstance final : public Instance {
     std::string kernel;
     std::vector<KernelArg> args;
     Dims global, local;
+    std::size_t local_bytes = 0;
   };
   std::shared_ptr<Program> program;
   std::vector<std::unique_ptr<Buffer>> scratch;
   std::vector<Launch> launches;
 
   void run() override {
-    for (const auto& l : launches) program->launch(l.kernel, l.args, l.global, l.local);
+    for (const auto& l : launches) program->launch(l.kernel, l.args, l.global, l.local, l.local_bytes);
   }
 };
 
@@ -74,6 +75,7 @@ KernelInstance::Launch resolve_launch(const LaunchSpec& l, const Problem& prob, 
   try {
     for (const auto& g : l.global) out.global.push_back(static_cast<std::size_t>(std::max(0LL, eval_int(g, vars))));
     for (const auto& g : l.local) out.local.push_back(static_cast<std::size_t>(std::max(1LL, eval_int(g, vars))));
+    if (l.local_bytes) out.local_bytes = static_cast<std::size_t>(std::max(0LL, eval_int(*l.local_bytes, vars)));
   } catch (const Error& e) {
     throw PointError(ctx(e.what()));
   }
@@ -141,7 +143,7 @@ std::unique_ptr<Instance> KernelVariant::prepare(Device& dev, const Problem& pro
   };
   inst->launches = resolve(launches);
   if (!setup.empty()) {
-    for (const auto& l : resolve(setup)) inst->program->launch(l.kernel, l.args, l.global, l.local);
+    for (const auto& l : resolve(setup)) inst->program->launch(l.kernel, l.args, l.global, l.local, l.local_bytes);
     dev.finish();
   }
   return inst;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +21,7 @@ struct LaunchSpec {
   std::string kernel;
   std::vector<ArgSpec> args;
   std::vector<Expr> global, local;
+  std::optional<Expr> local_bytes;  // local memory sized at launch (bytes), if any
 };
 
 struct ScratchSpec {

@@ -171,6 +171,11 @@ std::vector<LaunchSpec> parse_launches(KernelVariant& v, const Meta& m, const oj
       ls.local = m.dims(tunable_local(v, m, l, sub("local"), known), sub("local"), known);
       if (ls.local.size() != ls.global.size()) m.fail(sub("local"), "must have as many dimensions as 'global'");
     }
+    if (l.contains("local_bytes")) ls.local_bytes = m.expr(l["local_bytes"], sub("local_bytes"), known);
+    for (auto it = l.begin(); it != l.end(); ++it)
+      if (it.key() != "kernel" && it.key() != "args" && it.key() != "global" && it.key() != "local" &&
+          it.key() != "local_bytes")
+        m.fail(sub(it.key().c_str()), "unknown key");
     out.push_back(std::move(ls));
   }
   return out;
@@ -218,7 +223,7 @@ std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path&
   static const std::set<std::string> allowed{"name",   "op",       "description", "source",    "includes",
                                              "precisions", "requires", "params",   "constraints", "let",
                                              "scratch", "defines", "launches", "setup", "entry",     "args",        "global",
-                                             "local",   "backend"};
+                                             "local",   "local_bytes", "backend"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!allowed.count(it.key())) m.fail(it.key(), "unknown key");
   for (const char* req : {"name", "op", "source", "precisions"})
@@ -345,7 +350,7 @@ std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path&
 
   ojson launches;
   if (j.contains("launches")) {
-    for (const char* k : {"entry", "args", "global", "local"})
+    for (const char* k : {"entry", "args", "global", "local", "local_bytes"})
       if (j.contains(k)) m.fail(k, "give either 'launches' or a single 'entry', not both");
     launches = j["launches"];
     if (!launches.is_array() || launches.empty()) m.fail("launches", "expected a non-empty array");
@@ -353,7 +358,7 @@ std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path&
     if (!j.contains("entry")) m.fail("entry", "missing (or give 'launches')");
     ojson one = ojson::object();
     one["kernel"] = j["entry"];
-    for (const char* k : {"args", "global", "local"})
+    for (const char* k : {"args", "global", "local", "local_bytes"})
       if (j.contains(k)) one[k] = j[k];
     launches = ojson::array({one});
   }

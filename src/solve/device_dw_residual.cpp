@@ -79,7 +79,7 @@ class DeviceDwResidual final : public DwResidual {
                               arg(*a_lo_, "a_lo"), arg(*b_, "b"), arg(*x_hi_, "x_hi"), arg(*x_lo_, "x_lo"),
                               arg(*r_hi_, "r_hi"), arg(*r_lo_, "r_lo")});
     prog_->launch("hb_dw_norm2", {u32(n_, "n"), arg(*r_hi_, "r_hi"), arg(*r_lo_, "r_lo"), arg(*partial_, "partial")},
-                  {groups_ * wg_}, {wg_});
+                  {groups_ * wg_}, {wg_}, 0);
     std::vector<double> part(groups_);
     if (partial_host_) {
       dev_.copy_to_host(partial_host_->data(), *partial_, groups_ * 8, 0);
@@ -122,7 +122,7 @@ class DeviceDwResidual final : public DwResidual {
 
   // One work-item per row.
   void launch(const char* kernel, const std::vector<KernelArg>& args) {
-    prog_->launch(kernel, args, {(n_ + wg_ - 1) / wg_ * wg_}, {wg_});
+    prog_->launch(kernel, args, {(n_ + wg_ - 1) / wg_ * wg_}, {wg_}, 0);
   }
   Buffer& inner(SolverVector& v) {
     Buffer* b = ops_.buffer(v);

@@ -75,7 +75,7 @@ void DeviceScalars::axpy_ratio(double sign, SolverScalar& num, SolverScalar& den
                                        {KernelArg::Buf, &x, 0, 0, "x"},
                                        {KernelArg::Buf, &y, 0, 0, "y"},
                                        {KernelArg::Buf, &r, 0, 0, "r"}};
-  prog_->launch("hb_axpy_ratio", args, axpy_global_, axpy_local_);
+  prog_->launch("hb_axpy_ratio", args, axpy_global_, axpy_local_, 0);
 }
 
 void DeviceScalars::watch_start(std::size_t slots) {
@@ -106,7 +106,7 @@ void DeviceScalars::watch(const std::vector<SolverWatch>& w) {
   }
   args.push_back({KernelArg::Buf, log_.get(), 0, 0, "log"});
   args.push_back({KernelArg::Buf, stop_.get(), 0, 0, "stop"});
-  prog_->launch("hb_watch", args, {1}, {1});
+  prog_->launch("hb_watch", args, {1}, {1}, 0);
 }
 
 std::vector<double> DeviceScalars::watch_read(std::size_t n) {

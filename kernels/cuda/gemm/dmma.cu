@@ -13,8 +13,10 @@
 // global memory stays contiguous), so 16-byte copies work for every layout. Their
 // columns are XOR-swizzled in groups of 4 doubles by row: a fragment load touches 4 rows
 // × 4 consecutive columns per half-warp, which the swizzle spreads over all 16 8-byte
-// bank pairs in every orientation; no padding, so four 128×64×8 stages fit in 48 KB of
-// static shared memory.
+// bank pairs in every orientation; no padding. The stages live in shared memory sized at
+// launch (the metadata's local_bytes), so that deep tiles and pipelines may pass the
+// 48 KiB of static shared memory: four 128×128×16 stages take 128 KiB. (On the H200 they
+// do not pay: 128×64×8 in 3 or 4 stages stays the fastest, docs/performance.md.)
 #ifndef HB_PREC_D
 #error "gemm/dmma is an FP64 kernel"
 #endif
@@ -116,8 +118,9 @@ extern "C" __global__ void __launch_bounds__(DMMA_THREADS, 1)
     gemm_dmma(const unsigned m, const unsigned n, const unsigned k, const double alpha, const double* __restrict__ A,
               const double* __restrict__ B, const double beta, double* __restrict__ C) {
   // TA: A is stored k×m, so its tile is BK rows of BM; TB: B is stored n×k, BN rows of BK.
-  __shared__ __align__(16) double As[STAGES][BM * BK];
-  __shared__ __align__(16) double Bs[STAGES][BN * BK];
+  extern __shared__ __align__(16) double dmma_smem[];  // STAGES tiles of A, then STAGES of B
+  double(*As)[BM * BK] = reinterpret_cast<double(*)[BM * BK]>(dmma_smem);
+  double(*Bs)[BN * BK] = reinterpret_cast<double(*)[BN * BK]>(dmma_smem + STAGES * BM * BK);
 
   const unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const unsigned g = lane / 4, t = lane % 4;

@@ -228,7 +228,9 @@ __device__ __forceinline__ void rb_frag(const REAL* stage, int p, unsigned ty, u
 extern "C" __global__ void __launch_bounds__(RB_NT, MINB)
     gemm_regblock(const unsigned m, const unsigned n, const unsigned k, const REAL alpha, const REAL* __restrict__ A,
                   const REAL* __restrict__ B, const REAL beta, REAL* __restrict__ C) {
-  __shared__ __align__(16) REAL smem[2 * kStage];  // two stages of As[BK][kLdA], Bs[BK][kLdB]
+  // Two stages of As[BK][kLdA], Bs[BK][kLdB], sized at launch (the metadata's local_bytes):
+  // BK = 32 with 128×256 tiles passes the 48 KiB of static shared memory.
+  extern __shared__ __align__(16) REAL smem[];
 
   // Grouped launch order: consecutive blocks sweep GROUP block rows column by column, so
   // the blocks resident at one time share panels of A and B in L2.

@@ -27,7 +27,7 @@ class CudaProgram final : public Program {
   ~CudaProgram() override { cudaLibraryUnload(lib_); }
 
   void launch(const std::string& name, const std::vector<KernelArg>& args, const Dims& global,
-              const Dims& local) override {
+              const Dims& local, std::size_t local_bytes) override {
     if (global.empty() || global.size() > 3)
       throw PointError(fmt::format("{}: kernel {}: expected 1 to 3 dimensions", path_, name));
     if (!local.empty() && local.size() != global.size())
@@ -56,14 +56,18 @@ class CudaProgram final : public Program {
     }
     cudaKernel_t k = kernel(name);
     dev_.activate();
-    cudaError_t err = cudaLaunchKernel(reinterpret_cast<const void*>(k), dim3(gd[0], gd[1], gd[2]),
-                                       dim3(bd[0], bd[1], bd[2]), ptrs.data(), 0, dev_.stream());
+    cudaError_t err = allow_dynamic_shared(name, k, local_bytes);
+    if (err == cudaSuccess)
+      err = cudaLaunchKernel(reinterpret_cast<const void*>(k), dim3(gd[0], gd[1], gd[2]), dim3(bd[0], bd[1], bd[2]),
+                             ptrs.data(), local_bytes, dev_.stream());
     if (err == cudaSuccess) err = cudaGetLastError();
     if (err != cudaSuccess) {
       cudaGetLastError();
-      throw PointError(fmt::format("{}: launching kernel {} with grid {}x{}x{} and block {}x{}x{} on {} failed with {} ({})",
-                                   path_, name, gd[0], gd[1], gd[2], bd[0], bd[1], bd[2], dev_.id(),
-                                   cudaGetErrorName(err), cudaGetErrorString(err)));
+      throw PointError(fmt::format(
+          "{}: launching kernel {} with grid {}x{}x{}, block {}x{}x{} and {} bytes of dynamic shared memory on {} "
+          "failed with {} ({})",
+          path_, name, gd[0], gd[1], gd[2], bd[0], bd[1], bd[2], local_bytes, dev_.id(), cudaGetErrorName(err),
+          cudaGetErrorString(err)));
     }
   }
 
@@ -72,6 +76,20 @@ class CudaProgram final : public Program {
   cudaLibrary_t lib_;
   std::string path_;
   std::map<std::string, cudaKernel_t> kernels_;
+  std::map<std::string, std::size_t> dynamic_allowed_;  // bytes each kernel was allowed so far
+
+  // A block may take more than 48 KiB of dynamic shared memory only after the kernel is
+  // allowed it; the attribute is set once per kernel and size, off the timed path after
+  // the first run. (cudaFuncSetAttribute takes a cudaKernel_t as the function.)
+  cudaError_t allow_dynamic_shared(const std::string& name, cudaKernel_t k, std::size_t bytes) {
+    if (bytes == 0) return cudaSuccess;
+    std::size_t& allowed = dynamic_allowed_[name];
+    if (bytes <= allowed) return cudaSuccess;
+    cudaError_t err = cudaFuncSetAttribute(reinterpret_cast<const void*>(k), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(bytes));
+    if (err == cudaSuccess) allowed = bytes;
+    return err;
+  }
 
   cudaKernel_t kernel(const std::string& name) {
     if (auto it = kernels_.find(name); it != kernels_.end()) return it->second;

@@ -21,9 +21,16 @@ class ClProgram final : public Program {
   }
 
   void launch(const std::string& name, const std::vector<KernelArg>& args, const Dims& global,
-              const Dims& local) override {
+              const Dims& local, std::size_t local_bytes) override {
     cl_kernel k = kernel(name);
     for (std::size_t i = 0; i < args.size(); ++i) set_arg(k, name, static_cast<cl_uint>(i), args[i]);
+    if (local_bytes > 0) {  // the trailing `local` pointer: a null value of that many bytes
+      cl_int err = clSetKernelArg(k, static_cast<cl_uint>(args.size()), local_bytes, nullptr);
+      if (err != CL_SUCCESS)
+        throw PointError(fmt::format("{}: kernel {}: {} bytes of local memory as argument {} failed with {} (the "
+                                     "kernel must end with a local pointer parameter)",
+                                     path_, name, local_bytes, args.size(), cl_error_name(err)));
+    }
     auto dims = static_cast<cl_uint>(global.size());
     if (!local.empty() && local.size() != global.size())
       throw PointError(fmt::format("{}: kernel {}: global and local sizes have different dimensions", path_, name));
@@ -37,8 +44,12 @@ class ClProgram final : public Program {
         for (auto v : d) s += (s.empty() ? "" : ",") + std::to_string(v);
         return s.empty() ? std::string("(driver's choice)") : s;
       };
-      throw PointError(fmt::format("{}: launching kernel {} with global {} and local {} on {} failed with {}", path_,
-                                   name, dims_str(global), dims_str(local), dev_.id(), cl_error_name(err)));
+      const char* hint = err == CL_INVALID_KERNEL_ARGS
+                             ? " (an argument was never set: the kernel takes more than the metadata's args, and a "
+                               "trailing local pointer needs \"local_bytes\")"
+                             : "";
+      throw PointError(fmt::format("{}: launching kernel {} with global {} and local {} on {} failed with {}{}", path_,
+                                   name, dims_str(global), dims_str(local), dev_.id(), cl_error_name(err), hint));
     }
     dev_.take_slot();
   }
