@@ -37,8 +37,10 @@ int show(bool json) {
       fmt::print("{}  {}\n", i.id, i.name);
       fmt::print("    vendor {}, driver {}, {}\n", i.vendor, i.driver, i.version);
       fmt::print("    type {}, {} compute units at {} MHz\n", i.type, i.compute_units, i.max_clock_mhz);
-      fmt::print("    global memory {} (largest allocation {}), local memory {}\n", gb(i.global_mem), gb(i.max_alloc),
-                 i.local_mem ? fmt::format("{} KiB", i.local_mem / 1024) : std::string("none"));
+      // Where a launch may ask for more than a kernel declares (CUDA's opt-in shared memory).
+      std::string local = i.local_mem ? fmt::format("{} KiB", i.local_mem / 1024) : std::string("none");
+      if (i.local_mem_launch > i.local_mem) local += fmt::format(" ({} KiB sized at launch)", i.local_mem_launch / 1024);
+      fmt::print("    global memory {} (largest allocation {}), local memory {}\n", gb(i.global_mem), gb(i.max_alloc), local);
       fmt::print("    last-level cache {}\n",
                  i.llc_bytes ? fmt::format("{:.1f} MiB", i.llc_bytes / 1048576.0) : std::string("unknown"));
       fmt::print("    max work-group {}, preferred multiple {}, FP64 {}\n", i.max_wg, i.pref_wg_multiple,
