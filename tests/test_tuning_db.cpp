@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <functional>
 #include <random>
 
 #include <fmt/format.h>
@@ -240,6 +241,39 @@ TEST(TuningDb, TwoProcessesLoseNothing) {
   }
   TuningDb db(path);
   EXPECT_EQ(db.list().size(), 2u * kEach);
+}
+
+// The hash that keys entries to a kernel: a new default, doc or description keeps it (the
+// tuned parameters still measure the same thing); parameter values, constraints, launch
+// geometry and the source each change it.
+TEST(TuningDb, VariantHashIgnoresDefaultsAndDocsOnly) {
+  test::TempDir d;
+  test::write_text(d.path() / "k.cl", "kernel void copy_k(uint n, global const REAL* x, global REAL* y) {}\n");
+  const auto base = nlohmann::ordered_json::parse(R"J({"name": "k", "op": "copy", "source": "k.cl",
+    "description": "one element per work-item", "precisions": ["S", "D"],
+    "params": {"WG": {"values": [64, 128, 256], "default": 128, "doc": "work-group size"}},
+    "constraints": ["WG <= max_wg"], "entry": "copy_k", "args": ["n", "x", "y"],
+    "global": "roundup(n, WG)", "local": "WG"})J");
+  auto hash_of = [&](const nlohmann::ordered_json& j) {
+    const auto path = d.path() / "k.json";
+    test::write_text(path, j.dump(2));
+    return variant_hash(*parse_variant_json(j, d.path().string(), path.string()));
+  };
+  const std::string h = hash_of(base);
+  auto edited = [&](const std::function<void(nlohmann::ordered_json&)>& edit) {
+    auto j = base;
+    edit(j);
+    return hash_of(j);
+  };
+  EXPECT_EQ(edited([](auto& j) { j["params"]["WG"]["default"] = 256; }), h);
+  EXPECT_EQ(edited([](auto& j) { j["params"]["WG"]["default"] = nlohmann::json::parse(R"({"S": 64, "D": 256})"); }), h);
+  EXPECT_EQ(edited([](auto& j) { j["params"]["WG"]["doc"] = "threads a group"; }), h);
+  EXPECT_EQ(edited([](auto& j) { j["description"] = "another sentence"; }), h);
+  EXPECT_NE(edited([](auto& j) { j["params"]["WG"]["values"] = nlohmann::json::parse("[64, 128]"); }), h);
+  EXPECT_NE(edited([](auto& j) { j["constraints"][0] = "WG <= max_wg && WG >= 64"; }), h);
+  EXPECT_NE(edited([](auto& j) { j["global"] = "roundup(n, 2 * WG)"; }), h);
+  test::write_text(d.path() / "k.cl", "kernel void copy_k(uint n, global const REAL* x, global REAL* y) { }\n");
+  EXPECT_NE(hash_of(base), h);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "hetbench/error.hpp"
 #include "kernel/kernel_variant.hpp"
@@ -87,13 +88,30 @@ std::string variant_hash(const Variant& v) {
   if (const auto* k = dynamic_cast<const KernelVariant*>(&v)) {
     text << k->source_text << '\n';
     // The metadata file itself where there is one (foreign entries are built in code:
-    // their parameters and constraints below stand for it).
+    // their parameters and constraints below stand for it), without what cannot change
+    // what a set of parameters measures: the description and each parameter's default
+    // and doc. Tuned entries outlive a new default (say, the best tile of a new device
+    // made the default) and an edited sentence; any other edit makes them stale.
     if (std::error_code ec; fs::is_regular_file(v.origin, ec)) {
       std::ifstream f(v.origin, std::ios::binary);
-      text << f.rdbuf() << '\n';
+      std::ostringstream bytes;
+      bytes << f.rdbuf();
+      auto j = nlohmann::ordered_json::parse(bytes.str(), nullptr, false);
+      if (j.is_object()) {
+        j.erase("description");
+        if (auto it = j.find("params"); it != j.end() && it->is_object())
+          for (auto& [name, p] : it->items())
+            if (p.is_object()) {
+              p.erase("default");
+              p.erase("doc");
+            }
+        text << j.dump() << '\n';
+      } else {
+        text << bytes.str() << '\n';
+      }
     }
     for (const auto& p : v.params) {
-      text << p.name << '=' << p.def << ':';
+      text << p.name << ':';
       for (auto x : p.values) text << x << ',';
       text << '\n';
     }
