@@ -2,6 +2,7 @@
 // parameters, constraints, scratch buffers and launches, parsed into a KernelVariant.
 // The format is documented in docs/metadata-format.md.
 #include <algorithm>
+#include <vector>
 #include <filesystem>
 #include <set>
 
@@ -19,6 +20,10 @@ namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
 namespace {
+
+// The keys of a launch object besides "kernel"; a single-entry variant gives them at the
+// top level, beside "entry".
+const std::vector<std::string> kLaunchKeys{"args", "global", "local", "local_bytes"};
 
 // fs::exists throws filesystem_error on a name the system refuses (longer than NAME_MAX,
 // say): for metadata such a file is simply not there, which fails with the key's name.
@@ -173,8 +178,7 @@ std::vector<LaunchSpec> parse_launches(KernelVariant& v, const Meta& m, const oj
     }
     if (l.contains("local_bytes")) ls.local_bytes = m.expr(l["local_bytes"], sub("local_bytes"), known);
     for (auto it = l.begin(); it != l.end(); ++it)
-      if (it.key() != "kernel" && it.key() != "args" && it.key() != "global" && it.key() != "local" &&
-          it.key() != "local_bytes")
+      if (it.key() != "kernel" && std::find(kLaunchKeys.begin(), kLaunchKeys.end(), it.key()) == kLaunchKeys.end())
         m.fail(sub(it.key().c_str()), "unknown key");
     out.push_back(std::move(ls));
   }
@@ -350,7 +354,8 @@ std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path&
 
   ojson launches;
   if (j.contains("launches")) {
-    for (const char* k : {"entry", "args", "global", "local", "local_bytes"})
+    if (j.contains("entry")) m.fail("entry", "give either 'launches' or a single 'entry', not both");
+    for (const auto& k : kLaunchKeys)
       if (j.contains(k)) m.fail(k, "give either 'launches' or a single 'entry', not both");
     launches = j["launches"];
     if (!launches.is_array() || launches.empty()) m.fail("launches", "expected a non-empty array");
@@ -358,7 +363,7 @@ std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path&
     if (!j.contains("entry")) m.fail("entry", "missing (or give 'launches')");
     ojson one = ojson::object();
     one["kernel"] = j["entry"];
-    for (const char* k : {"args", "global", "local", "local_bytes"})
+    for (const auto& k : kLaunchKeys)
       if (j.contains(k)) one[k] = j[k];
     launches = ojson::array({one});
   }
