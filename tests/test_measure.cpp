@@ -322,7 +322,8 @@ TEST(Measure, BadValuesAreRefusedNamingThem) {
 TEST(Measure, SpecKeysAndSweepOptionsReachTheRecord) {
   TempDir out;
   write_text(out.path() / "s.json", R"({"op": "axpy", "devices": "host", "variants": ["loop"], "precisions": ["S"],
-    "sizes": ["1000"], "min_time": 0.01, "timeout": 2, "min_samples": 12, "cache": "cold"})");
+    "sizes": ["1000"], "min_time": 0.01, "timeout": 30, "min_samples": 12,
+    "max_samples": 12, "cache": "cold"})");
   auto r = run_hetbench("sweep " + (out.path() / "s.json").string() + " --max-noise 2 --out " + out.str() + "/res");
   ASSERT_EQ(r.status, 0) << r.output;
   auto dir = only_experiment(out.path() / "res");
@@ -330,6 +331,10 @@ TEST(Measure, SpecKeysAndSweepOptionsReachTheRecord) {
   const auto& st = rec["timing"]["stopping"];
   EXPECT_EQ(st["min_samples"], 12);
   EXPECT_EQ(st["min_time_s"], 0.01);
+  // The timeout is far: on a loaded 2-core machine 12 cold-cache repetitions (an LLC
+  // flush each) took more than 2 s; max_samples ends the point at the minimum instead.
+  EXPECT_EQ(st["timeout_s"], 30);
+  EXPECT_EQ(st["max_samples"], 12);
   EXPECT_DOUBLE_EQ(st["max_noise_pct"].get<double>(), 2);
   EXPECT_EQ(rec["timing"]["cache"], "cold");
   EXPECT_GE(rec["timing"]["samples"].size(), 12u);
