@@ -65,13 +65,7 @@ __device__ __forceinline__ unsigned dmma_swz(unsigned r, unsigned c) {
   return r * COLS + (c ^ (COLS >= 16 ? (r & 3) << 2 : (r & 2) << 1));
 }
 
-// Copies one operand's tiles into shared memory, tile after tile: a ROWS × COLS tile of a
-// row-major matrix (nrows × ncols, leading dimension ld), VEC doubles a copy (VEC = 2 needs
-// ld and ncols even, so that a pair is wholly inside or wholly outside). KROWS: the tile's
-// rows run along k, else its columns do; each copy moves the tile BK along k. Each thread
-// keeps its place in the tile and a pointer to its first chunk (CUTLASS's predicated tile
-// iterator), so a chunk costs a pointer add, a bounds bit and a store address. What lies
-// outside the matrix is zero-filled (src-size 0 reads nothing).
+// The copier's bounds mask: one bit per chunk a thread copies, 64 when more than 32.
 template <bool WIDE>
 struct dmma_mask {
   using type = unsigned;
@@ -81,6 +75,13 @@ struct dmma_mask<true> {
   using type = unsigned long long;
 };
 
+// Copies one operand's tiles into shared memory, tile after tile: a ROWS × COLS tile of a
+// row-major matrix (nrows × ncols, leading dimension ld), VEC doubles a copy (VEC = 2 needs
+// ld and ncols even, so that a pair is wholly inside or wholly outside). KROWS: the tile's
+// rows run along k, else its columns do; each copy moves the tile BK along k. Each thread
+// keeps its place in the tile and a pointer to its first chunk (CUTLASS's predicated tile
+// iterator), so a chunk costs a pointer add, a bounds bit and a store address. What lies
+// outside the matrix is zero-filled (src-size 0 reads nothing).
 template <int ROWS, int COLS, int VEC, bool KROWS>
 struct dmma_copier {
   static constexpr unsigned PER_ROW = COLS / VEC, CHUNKS = ROWS * PER_ROW;
