@@ -155,27 +155,121 @@ int run_other_rank(MpiWorld& w, const Experiment& e, const Plan& plan, const std
   return 0;
 }
 
-void print_unfinished(const std::vector<std::string>& lines) {
-  for (const auto& l : lines) fmt::print(stderr, "hetbench: {}\n", l);
-}
+// Rank 0's books: the records written, the ranks' states and the closing, shared by the
+// loop that receives from the ranks and a watcher that closes the experiment on a signal.
+// The watcher is needed because a rank killed in the middle of a send can leave rank 0
+// inside MPI for good: Open MPI's shared-memory transport spins on a message whose sender
+// linked it into the queue but died before finishing it, so the receiving loop never
+// returns to see the signal. Nothing in the closing calls MPI.
+class RootBooks {
+ public:
+  RootBooks(const MpiWorld& w, const Experiment& e, const Plan& plan, Setup& s)
+      : w_(w), e_(e), plan_(plan), s_(s), state_(w.size(), State::running), why_(w.size()) {
+    for (const auto& f : s.state.finished)
+      if (f) count(*f);
+  }
+
+  std::mutex& mutex() { return m_; }
+  std::size_t done() const { return done_; }
+  void record(nlohmann::json j) {
+    const auto i = j["point"].get<std::size_t>();
+    s_.writer->append(j);
+    count(j);
+    print_progress(j);
+    s_.state.finished[i] = std::move(j);
+  }
+  void rank_done(int r) { state_[r] = State::done; }
+  void rank_failed(int r, std::string why) { state_[r] = State::failed, why_[r] = std::move(why); }
+  bool anyone_running() const {
+    return std::any_of(state_.begin(), state_.end(), [](State x) { return x == State::running; });
+  }
+  // Records rank 0's own thread finished, and its end.
+  void drain(OwnShare& own) {
+    std::lock_guard<std::mutex> l(own.m);
+    for (; !own.records.empty(); own.records.pop_front()) record(std::move(own.records.front()));
+    if (own.done && state_[0] == State::running) {
+      if (own.failure.empty()) rank_done(0);
+      else rank_failed(0, own.failure);
+    }
+  }
+  // Writes experiment.json's closing summary and names every point dealt out and not
+  // recorded. A stopped job (a peer lost, or mpirun's signal) ends the process here: the
+  // measuring thread may be inside a point and MPI_Finalize would wait for the dead, and
+  // everything is on disk. Otherwise returns the exit status. The caller holds mutex().
+  int close(bool stopped, OwnShare& own) {
+    drain(own);
+    auto& finished = s_.state.finished;
+    std::vector<std::string> lines;
+    nlohmann::json unfinished = nlohmann::json::array();
+    for (int r = 0; r < w_.size(); ++r) {
+      const std::string cause =
+          state_[r] == State::failed ? fmt::format("rank {} failed: {}", r, why_[r])
+          : stopped ? fmt::format("the job ended before rank {} finished (a rank died, or a signal)", r)
+                    : fmt::format("rank {} ended without it", r);
+      for (std::size_t i : s_.shares[r])
+        if (!finished[i]) {
+          lines.push_back(fmt::format("{} not measured: {}", point_name(plan_, i, e_.seed), cause));
+          unfinished.push_back({{"point", i}, {"rank", r}, {"reason", cause}});
+        }
+    }
+    std::vector<nlohmann::json> records;
+    for (auto& f : finished)
+      if (f) records.push_back(*f);
+    std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) {
+      return a["point"].template get<int>() < b["point"].template get<int>();
+    });
+    // In point order, as one process writes them (a kill between the two leaves them in arrival order).
+    if (!stopped) s_.writer->replace_records(records);
+    const std::string status = stopped ? "interrupted" : unfinished.empty() ? "complete" : "incomplete";
+    s_.writer->finish({{"status", status},
+                       {"points", records.size()},
+                       {"planned", plan_.points.size()},
+                       {"failed", failed_},
+                       {"errors", errors_},
+                       {"unfinished", unfinished}});
+    for (const auto& l : lines) fmt::print(stderr, "hetbench: {}\n", l);
+    if (!unfinished.empty())
+      fmt::print(stderr, "hetbench: {} points not measured; `hetbench sweep --resume {}` measures them\n",
+                 unfinished.size(), s_.writer->dir().string());
+    if (stopped) {
+      std::fflush(stdout);
+      std::fflush(stderr);
+      ::_exit(130);
+    }
+    print_report(records, e_.format, e_.best_only);
+    fmt::print(stderr, "hetbench: {} points, {} failed validation, {} errors{}; results in {}\n", records.size(),
+               failed_, errors_, unfinished.empty() ? "" : fmt::format(", {} not measured", unfinished.size()),
+               s_.writer->dir().string());
+    return failed_ || errors_ || !unfinished.empty() ? 1 : 0;
+  }
+
+ private:
+  enum class State { running, done, failed };
+  void count(const nlohmann::json& j) {
+    const std::string st = j.value("status", "");
+    failed_ += st == "failed";
+    errors_ += st != "ok" && st != "failed" && st != "skipped";
+    ++done_;
+  }
+
+  const MpiWorld& w_;
+  const Experiment& e_;
+  const Plan& plan_;
+  Setup& s_;
+  std::mutex m_;
+  std::vector<State> state_;
+  std::vector<std::string> why_;
+  std::size_t done_ = 0;
+  int failed_ = 0, errors_ = 0;
+};
 
 // Rank 0: measures its share on a thread of its own while this loop receives every rank's
 // records and writes them as they come, until every rank is done, failed or lost.
 int gather_and_write(MpiWorld& w, const Experiment& e, const Plan& plan, const std::string& db_path, Setup& s,
                      bool resumed) {
-  auto& finished = s.state.finished;
-  std::size_t done = 0;
-  int failed = 0, errors = 0;
-  auto count = [&](const nlohmann::json& j) {
-    const std::string st = j.value("status", "");
-    failed += st == "failed";
-    errors += st != "ok" && st != "failed" && st != "skipped";
-    ++done;
-  };
-  for (const auto& f : finished)
-    if (f) count(*f);
+  RootBooks books(w, e, plan, s);
   fmt::print(stderr, "hetbench: {} {} over {} ranks: {} of {} points finished\n", resumed ? "resuming" : "recording in",
-             s.writer->dir().string(), w.size(), done, plan.points.size());
+             s.writer->dir().string(), w.size(), books.done(), plan.points.size());
   for (const auto& why : plan.left_out) fmt::print(stderr, "hetbench: {}\n", why);
 
   InterruptGuard guard;
@@ -195,25 +289,25 @@ int gather_and_write(MpiWorld& w, const Experiment& e, const Plan& plan, const s
     }
     own.done = true;
   });
-  enum class State { running, done, failed };
-  std::vector<State> state(w.size(), State::running);
-  std::vector<std::string> why(w.size());
-  bool lost = false;
-  auto take = [&](nlohmann::json j) {
-    const auto i = j["point"].get<std::size_t>();
-    s.writer->append(j);
-    count(j);
-    print_progress(j);
-    finished[i] = std::move(j);
-  };
-  while (!lost && !interrupted()) {
-    {
-      std::lock_guard<std::mutex> l(own.m);
-      for (; !own.records.empty(); own.records.pop_front()) take(std::move(own.records.front()));
-      if (own.done && state[0] == State::running) {
-        state[0] = own.failure.empty() ? State::done : State::failed;
-        why[0] = own.failure;
+  // Closes the experiment on a signal, whatever the receiving loop is doing.
+  bool closed = false;  // under books.mutex()
+  std::atomic<bool> over{false};
+  std::thread watcher([&] {
+    while (!over) {
+      if (interrupted()) {
+        std::lock_guard<std::mutex> l(books.mutex());
+        if (!closed) books.close(true, own);
+        return;
       }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  bool lost = false;
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> l(books.mutex());
+      books.drain(own);
+      if (interrupted() || !books.anyone_running()) break;
     }
     int flag = 0;
     MPI_Status st;
@@ -221,68 +315,33 @@ int gather_and_write(MpiWorld& w, const Experiment& e, const Plan& plan, const s
       lost = true;
       break;
     }
-    if (flag) {
-      int n = 0;
-      MPI_Get_count(&st, MPI_CHAR, &n);
-      std::string buf(n, '\0');
-      if (MPI_Recv(buf.data(), n, MPI_CHAR, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
-          MPI_SUCCESS) {
-        lost = true;
-        break;
-      }
-      if (st.MPI_TAG == kRecord) take(nlohmann::json::parse(buf));
-      else if (st.MPI_TAG == kDone) state[st.MPI_SOURCE] = State::done;
-      else state[st.MPI_SOURCE] = State::failed, why[st.MPI_SOURCE] = buf;
+    if (!flag) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
       continue;
     }
-    if (std::none_of(state.begin(), state.end(), [](State x) { return x == State::running; })) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    int n = 0;
+    MPI_Get_count(&st, MPI_CHAR, &n);
+    std::string buf(n, '\0');
+    if (MPI_Recv(buf.data(), n, MPI_CHAR, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
+        MPI_SUCCESS) {
+      lost = true;
+      break;
+    }
+    std::lock_guard<std::mutex> l(books.mutex());
+    if (st.MPI_TAG == kRecord) books.record(nlohmann::json::parse(buf));
+    else if (st.MPI_TAG == kDone) books.rank_done(st.MPI_SOURCE);
+    else books.rank_failed(st.MPI_SOURCE, buf);
   }
-  const bool stopped = lost || interrupted();
-  // The points dealt out and not recorded, each by name and with why.
-  std::vector<std::string> lines;
-  nlohmann::json unfinished = nlohmann::json::array();
-  for (int r = 0; r < w.size(); ++r) {
-    const std::string cause = state[r] == State::failed ? fmt::format("rank {} failed: {}", r, why[r])
-                              : stopped ? fmt::format("the job ended before rank {} finished (a rank died, or a signal)", r)
-                                        : fmt::format("rank {} ended without it", r);
-    for (std::size_t i : s.shares[r])
-      if (!finished[i]) {
-        lines.push_back(fmt::format("{} not measured: {}", point_name(plan, i, e.seed), cause));
-        unfinished.push_back({{"point", i}, {"rank", r}, {"reason", cause}});
-      }
+  int status = 0;
+  {
+    std::lock_guard<std::mutex> l(books.mutex());
+    status = books.close(lost || interrupted(), own);  // returns only when the job was not stopped
+    closed = true;
   }
-  std::vector<nlohmann::json> records;
-  for (auto& f : finished)
-    if (f) records.push_back(*f);
-  std::sort(records.begin(), records.end(),
-            [](const auto& a, const auto& b) { return a["point"].template get<int>() < b["point"].template get<int>(); });
-  // In point order, as one process writes them (a kill between the two leaves them in arrival order).
-  if (!stopped) s.writer->replace_records(records);
-  const std::string status = stopped ? "interrupted" : unfinished.empty() ? "complete" : "incomplete";
-  s.writer->finish({{"status", status},
-                    {"points", records.size()},
-                    {"planned", plan.points.size()},
-                    {"failed", failed},
-                    {"errors", errors},
-                    {"unfinished", unfinished}});
-  print_unfinished(lines);
-  if (!unfinished.empty())
-    fmt::print(stderr, "hetbench: {} points not measured; `hetbench sweep --resume {}` measures them\n",
-               unfinished.size(), s.writer->dir().string());
-  if (stopped) {
-    // A peer is gone (or mpirun is ending the job): the measuring thread may be inside a
-    // point and MPI_Finalize would wait for the dead; everything is on disk.
-    std::fflush(stdout);
-    std::fflush(stderr);
-    ::_exit(130);
-  }
+  over = true;
+  watcher.join();
   worker.join();
-  print_report(records, e.format, e.best_only);
-  fmt::print(stderr, "hetbench: {} points, {} failed validation, {} errors{}; results in {}\n", records.size(), failed,
-             errors, unfinished.empty() ? "" : fmt::format(", {} not measured", unfinished.size()),
-             s.writer->dir().string());
-  return failed || errors || !unfinished.empty() ? 1 : 0;
+  return status;
 }
 
 }  // namespace
