@@ -73,9 +73,9 @@ TEST(MpiSweep, MoreRanksThanPointsIsOneError) {
   write_text(tmp.path() / "two.json", R"({"runs": [{"op": "dot", "devices": "host", "variants": ["loop"],
     "precisions": ["D"], "sizes": ["1000", "2000"]}]})");
   auto r = run_mpi(3, "sweep " + (tmp.path() / "two.json").string() + " --no-db --out " + tmp.str() + "/x");
-  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("3 ranks for 2 points to measure"), std::string::npos) << r.output;
-  EXPECT_FALSE(fs::exists(tmp.path() / "x")) << "nothing written";
+  EXPECT_FALSE(fs::exists(tmp.path() / "x")) << "nothing written: " << r.output;
 }
 
 TEST(MpiSweep, RankWithoutItsDeviceIsOneError) {

@@ -289,15 +289,16 @@ int gather_and_write(MpiWorld& w, const Experiment& e, const Plan& plan, const s
     }
     own.done = true;
   });
-  // Closes the experiment on a signal, whatever the receiving loop is doing.
+  // Writes rank 0's own records and closes the experiment on a signal, whatever the
+  // receiving loop is doing.
   bool closed = false;  // under books.mutex()
-  std::atomic<bool> over{false};
   std::thread watcher([&] {
-    while (!over) {
-      if (interrupted()) {
+    for (;;) {
+      {
         std::lock_guard<std::mutex> l(books.mutex());
-        if (!closed) books.close(true, own);
-        return;
+        if (closed) return;
+        if (interrupted()) books.close(true, own);
+        books.drain(own);
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
@@ -338,7 +339,6 @@ int gather_and_write(MpiWorld& w, const Experiment& e, const Plan& plan, const s
     status = books.close(lost || interrupted(), own);  // returns only when the job was not stopped
     closed = true;
   }
-  over = true;
   watcher.join();
   worker.join();
   return status;
