@@ -97,7 +97,8 @@ def main():
             g = math.exp(sum(math.log(x) for x in vs_cus) / len(vs_cus))
             print(f"\nauto ÷ cuSPARSE: geometric mean {g:.3f}, minimum {min(vs_cus):.3f} over {len(vs_cus)} matrices")
 
-    gl = [l for l in exps if l.startswith("gemm ")]
+    # "gemm-opencl" runs hold regblock on both CUDA and OpenCL: their own side is OpenCL's.
+    gl = [l for l in exps if l.startswith("gemm ") or l.startswith("gemm-opencl ")]
     if gl:
         print("\n## GEMM with database parameters ÷ cuBLAS (GFLOP/s)")
         print("| precision | size | own | params (source) | own | cuBLAS | ratio |")
@@ -110,13 +111,14 @@ def main():
                 by.setdefault(key, []).append(r)
             for key, rs in by.items():
                 lib = [x for x in rs if x["variant"] == "cublas" and rate(x, "gflops")]
-                own = [x for x in rs if x["variant"] != "cublas" and rate(x, "gflops")]
+                own = [x for x in rs if x["variant"] != "cublas" and rate(x, "gflops")
+                       and (not l.startswith("gemm-opencl") or x.get("backend") == "opencl")]
                 if not lib or not own:
                     continue
                 o = max(own, key=lambda x: x["gflops"])
                 src = o.get("param_source", {})
                 srcs = sorted({str(v).split(" ")[0] for v in src.values()}) if isinstance(src, dict) else []
-                print(f"| {l.split()[1]} | {key} | {o['variant']} | {'/'.join(srcs)} | {o['gflops']:.0f} | "
+                print(f"| {l.split()[1]} | {key} | {o['variant']} ({o.get('backend', '')}) | {'/'.join(srcs)} | {o['gflops']:.0f} | "
                       f"{lib[0]['gflops']:.0f} | {o['gflops'] / lib[0]['gflops']:.3f} |")
 
     reps = {}
