@@ -110,8 +110,13 @@ pid_t rank_pid(int rank, const std::string& marker) {
 
 }  // namespace
 
-TEST(MpiSweep, KilledRankPointsAreNamedAndResumed) {
-  HETBENCH_REQUIRE_MPI();
+namespace {
+
+// Rank 1 is killed mid-sweep; rank 0 closes the experiment at mpirun's SIGTERM, naming
+// the points not recorded, and one process resumes them. `stuck_after` > 0: rank 0's
+// receiving loop stops calling MPI after that many records (HETBENCH_TEST_MPI_STUCK), as
+// once on CI, where it never came back from MPI after the kill; the watcher closes then.
+void killed_rank_case(int stuck_after) {
   TempDir tmp;
   // Points of at least 0.2 s each, so that rank 1 is killed mid-sweep.
   write_text(tmp.path() / "slow.json", R"({"name": "slow", "warmup": 0, "min_time": 0.2, "timeout": 0.3, "max_noise": 0.001,
@@ -122,9 +127,11 @@ TEST(MpiSweep, KilledRankPointsAreNamedAndResumed) {
   // the closing, not a loaded CI machine. (Once, on CI, rank 0's receiving loop never
   // came back from MPI after rank 1's death, and the experiment stayed `running`: the
   // closing is now a watcher's, docs/mpi.md.)
-  const std::string cmd = mpirun_prefix(2) + "--mca odls_base_sigkill_timeout 10 " + HETBENCH_BINARY + " sweep " +
-                          (tmp.path() / "slow.json").string() +
-                          " --seed 3 --no-db --out " + out + " > " + tmp.str() + "/log.txt 2>&1";
+  const std::string hook = stuck_after > 0 ? "HETBENCH_TEST_MPI_STUCK=" + std::to_string(stuck_after) + " " : "";
+  const std::string cmd = hook + mpirun_prefix(2) + (hook.empty() ? "" : "-x HETBENCH_TEST_MPI_STUCK ") +
+                          "--mca odls_base_sigkill_timeout 10 " + HETBENCH_BINARY + " sweep " +
+                          (tmp.path() / "slow.json").string() + " --seed 3 --no-db --out " + out + " > " + tmp.str() +
+                          "/log.txt 2>&1";
   pid_t job = fork();
   if (job == 0) {
     setpgid(0, 0);
@@ -138,7 +145,11 @@ TEST(MpiSweep, KilledRankPointsAreNamedAndResumed) {
     const auto dir = only_experiment(out);
     if (fs::exists(dir / "results.jsonl") && hetbench::read_results(dir).size() >= 2) victim = rank_pid(1, out);
   }
-  ASSERT_GT(victim, 0) << "rank 1 not found";
+  if (victim <= 0) {  // mpirun ends its ranks on SIGTERM; a stuck rank 0 would otherwise stay
+    kill(-job, SIGTERM);
+    waitpid(job, nullptr, 0);
+    FAIL() << "rank 1 not found";
+  }
   kill(victim, SIGKILL);
   int st = 0;
   waitpid(job, &st, 0);
@@ -165,4 +176,16 @@ TEST(MpiSweep, KilledRankPointsAreNamedAndResumed) {
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(hetbench::read_results(dir).size(), 16u);
   EXPECT_EQ(hetbench::read_json_file((dir / "experiment.json").string())["status"], "complete");
+}
+
+}  // namespace
+
+TEST(MpiSweep, KilledRankPointsAreNamedAndResumed) {
+  HETBENCH_REQUIRE_MPI();
+  killed_rank_case(0);
+}
+
+TEST(MpiSweep, KilledRankPointsAreNamedWhenRankZeroIsStuckInMpi) {
+  HETBENCH_REQUIRE_MPI();
+  killed_rank_case(2);
 }
