@@ -275,6 +275,47 @@ std::size_t stuck_after() {
   return n;
 }
 
+// A record or the closing could not be written (a full disk, say): with a thread measuring
+// and ranks sending, ending the job is the one way out; what is on disk stays resumable.
+[[noreturn]] void give_up(const std::exception& x) {
+  fmt::print(stderr, "hetbench: error: {}\n", x.what());
+  std::fflush(stdout);
+  std::fflush(stderr);
+  ::_exit(2);
+}
+
+// The MPI side of rank 0's loop: receives what the ranks send until every rank is done,
+// failed or lost, or a signal came. Returns whether a rank was lost.
+bool receive_all(RootBooks& books, OwnShare& own) {
+  for (;;) {
+    bool stuck = false;
+    {
+      std::lock_guard<std::mutex> l(books.mutex());
+      books.drain(own);
+      if (interrupted() || !books.anyone_running()) return false;
+      stuck = books.done() >= stuck_after();
+    }
+    while (stuck) std::this_thread::sleep_for(std::chrono::seconds(1));
+    int flag = 0;
+    MPI_Status st;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS) return true;
+    if (!flag) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      continue;
+    }
+    int n = 0;
+    MPI_Get_count(&st, MPI_CHAR, &n);
+    std::string buf(n, '\0');
+    if (MPI_Recv(buf.data(), n, MPI_CHAR, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
+        MPI_SUCCESS)
+      return true;
+    std::lock_guard<std::mutex> l(books.mutex());
+    if (st.MPI_TAG == kRecord) books.record(nlohmann::json::parse(buf));
+    else if (st.MPI_TAG == kDone) books.rank_done(st.MPI_SOURCE);
+    else books.rank_failed(st.MPI_SOURCE, buf);
+  }
+}
+
 // Rank 0: measures its share on a thread of its own while this loop receives every rank's
 // records and writes them as they come, until every rank is done, failed or lost.
 int gather_and_write(MpiWorld& w, const Experiment& e, const Plan& plan, const std::string& db_path, Setup& s,
@@ -305,54 +346,28 @@ int gather_and_write(MpiWorld& w, const Experiment& e, const Plan& plan, const s
   // receiving loop is doing.
   bool closed = false;  // under books.mutex()
   std::thread watcher([&] {
-    for (;;) {
-      {
-        std::lock_guard<std::mutex> l(books.mutex());
-        if (closed) return;
-        if (interrupted()) books.close(true, own);
-        books.drain(own);
+    try {
+      for (;;) {
+        {
+          std::lock_guard<std::mutex> l(books.mutex());
+          if (closed) return;
+          if (interrupted()) books.close(true, own);
+          books.drain(own);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    } catch (const std::exception& x) {
+      give_up(x);
     }
   });
-  bool lost = false;
-  for (;;) {
-    bool stuck = false;
-    {
-      std::lock_guard<std::mutex> l(books.mutex());
-      books.drain(own);
-      if (interrupted() || !books.anyone_running()) break;
-      stuck = books.done() >= stuck_after();
-    }
-    while (stuck) std::this_thread::sleep_for(std::chrono::seconds(1));
-    int flag = 0;
-    MPI_Status st;
-    if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS) {
-      lost = true;
-      break;
-    }
-    if (!flag) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      continue;
-    }
-    int n = 0;
-    MPI_Get_count(&st, MPI_CHAR, &n);
-    std::string buf(n, '\0');
-    if (MPI_Recv(buf.data(), n, MPI_CHAR, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
-        MPI_SUCCESS) {
-      lost = true;
-      break;
-    }
-    std::lock_guard<std::mutex> l(books.mutex());
-    if (st.MPI_TAG == kRecord) books.record(nlohmann::json::parse(buf));
-    else if (st.MPI_TAG == kDone) books.rank_done(st.MPI_SOURCE);
-    else books.rank_failed(st.MPI_SOURCE, buf);
-  }
   int status = 0;
-  {
+  try {
+    const bool lost = receive_all(books, own);
     std::lock_guard<std::mutex> l(books.mutex());
     status = books.close(lost || interrupted(), own);  // returns only when the job was not stopped
     closed = true;
+  } catch (const std::exception& x) {
+    give_up(x);
   }
   watcher.join();
   worker.join();
