@@ -108,10 +108,6 @@ pid_t rank_pid(int rank, const std::string& marker) {
   return -1;
 }
 
-}  // namespace
-
-namespace {
-
 // Rank 1 is killed mid-sweep; rank 0 closes the experiment at mpirun's SIGTERM, naming
 // the points not recorded, and one process resumes them. `stuck_after` > 0: rank 0's
 // receiving loop stops calling MPI after that many records (HETBENCH_TEST_MPI_STUCK), as

@@ -285,13 +285,13 @@ std::size_t stuck_after() {
 }
 
 // The MPI side of rank 0's loop: receives what the ranks send until every rank is done,
-// failed or lost, or a signal came. Returns whether a rank was lost.
-bool receive_all(RootBooks& books, OwnShare& own) {
+// failed or lost, or a signal came. Returns whether a rank was lost. Rank 0's own records
+// and its end reach the books through the watcher.
+bool receive_all(RootBooks& books) {
   for (;;) {
     bool stuck = false;
     {
       std::lock_guard<std::mutex> l(books.mutex());
-      books.drain(own);
       if (interrupted() || !books.anyone_running()) return false;
       stuck = books.done() >= stuck_after();
     }
@@ -362,7 +362,7 @@ int gather_and_write(MpiWorld& w, const Experiment& e, const Plan& plan, const s
   });
   int status = 0;
   try {
-    const bool lost = receive_all(books, own);
+    const bool lost = receive_all(books);
     std::lock_guard<std::mutex> l(books.mutex());
     status = books.close(lost || interrupted(), own);  // returns only when the job was not stopped
     closed = true;
