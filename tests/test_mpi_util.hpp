@@ -39,8 +39,9 @@ inline std::string mpirun_prefix(int np) {
          mpi_session_base() + " -np " + std::to_string(np) + " ";
 }
 
-inline CmdResult run_mpi(int np, const std::string& args) {
-  return run_shell(mpirun_prefix(np) + HETBENCH_BINARY + " " + args);
+// `env`: VAR=VALUE words for mpirun, whose ranks on this host inherit them.
+inline CmdResult run_mpi(int np, const std::string& args, const std::string& env = "") {
+  return run_shell(env + (env.empty() ? "" : " ") + mpirun_prefix(np) + HETBENCH_BINARY + " " + args);
 }
 
 }  // namespace hetbench::test

@@ -10,6 +10,7 @@
 #include "util/random.hpp"
 #ifdef HETBENCH_HAVE_MPI
 #include "mpi/dist_ops.hpp"
+#include "mpi/world.hpp"
 #endif
 
 namespace hetbench::cli {
@@ -111,7 +112,7 @@ Command add_dist(CLI::App& app, const std::string& command_line) {
             try {
               j = mpi::run_distributed(d);
             } catch (const mpi::AgreedError& e) {
-              if (std::getenv("OMPI_COMM_WORLD_RANK") && std::string(std::getenv("OMPI_COMM_WORLD_RANK")) != "0") return 2;
+              if (launcher_rank() > 0) return mpi::kAgreedFailureStatusOffRoot;
               throw Error(e.what());
             }
             if (j.is_null()) return 0;

@@ -58,6 +58,8 @@ class StoredExperiments {
 // MPI (cli/mpi_launch.cpp, docs/mpi.md). The rank count the launcher (mpirun, srun) gave
 // this process, 1 when none; `var` receives the variable that said so.
 int launcher_ranks(std::string* var);
+// This process's rank under the launcher, 0 when none.
+int launcher_rank();
 // Throws Error naming `what` when this build has no MPI layer.
 void require_mpi(const std::string& what);
 // run_experiment, sharded over the ranks when started as one of several (mpirun -np N).

@@ -1,6 +1,9 @@
 // hetbench: kernels of linear algebra measured, validated and recorded on every device.
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -10,6 +13,18 @@
 #include "cli/commands.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
+
+namespace {
+
+// HETBENCH_TEST_SLOW_ERRORS=MS (a test hook): wait MS before the error line, as a loaded
+// machine might. Under mpirun the line must still appear: no other rank may end the job
+// first (mpi::kAgreedFailureStatusOffRoot).
+void test_hook_slow_errors() {
+  if (const char* v = std::getenv("HETBENCH_TEST_SLOW_ERRORS"))
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(v)));
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   std::string command_line;
@@ -46,6 +61,7 @@ int main(int argc, char** argv) {
       if (c.app->parsed()) return c.run();
     return hetbench::cli::run_default_suite(command_line);
   } catch (const hetbench::Error& e) {
+    test_hook_slow_errors();
     fmt::print(stderr, "hetbench: error: {}\n", e.what());
     return 2;
   } catch (const std::exception& e) {

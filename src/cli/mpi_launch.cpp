@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "engine/runner.hpp"
 #include "hetbench/error.hpp"
+#include "mpi/world.hpp"
 #ifdef HETBENCH_HAVE_MPI
 #include "mpi/sharded_sweep.hpp"
 #endif
@@ -23,13 +24,18 @@ int launcher_ranks(std::string* var) {
   return 1;
 }
 
+int launcher_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK"})
+    if (const char* s = std::getenv(v)) return std::atoi(s);
+  return 0;
+}
+
 void require_mpi(const std::string& what) {
 #ifndef HETBENCH_HAVE_MPI
   std::string var;
   const int n = launcher_ranks(&var);
   // One line from rank 0, not one per rank.
-  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK"})
-    if (const char* s = std::getenv(v); s && std::atoi(s) > 0) std::exit(2);
+  if (launcher_rank() > 0) std::exit(mpi::kAgreedFailureStatusOffRoot);
   throw Error(fmt::format("{}: this hetbench was built without MPI (MPI not found at build time, or "
                           "-DHETBENCH_MPI=OFF){}; install libopenmpi-dev and rebuild (docs/mpi.md)",
                           what, n > 1 ? fmt::format(", yet it runs as one of {} ranks ({})", n, var) : ""));

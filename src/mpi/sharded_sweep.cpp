@@ -403,7 +403,7 @@ int run_sharded_experiment(Experiment e, const ResumeOptions* resume) {
   const std::string verdict = w.broadcast(s.verdict);
   if (!verdict.empty()) {
     if (w.rank() == 0) throw Error(verdict);
-    return 2;
+    return kAgreedFailureStatusOffRoot;
   }
   const Plan& plan = planned->plan;
   if (w.rank() != 0) return run_other_rank(w, e, plan, planned->db_path);

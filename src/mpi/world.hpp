@@ -8,6 +8,13 @@
 
 namespace hetbench::mpi {
 
+// The exit status of a rank other than 0 after a failure that rank 0 reports alone: 0, so
+// that rank 0 alone ends the job non-zero. mpiexec kills the whole job as soon as any rank
+// exits non-zero; had another rank exited 2 first, rank 0 could be killed before it wrote
+// its line (seen in CI: the status right, the message gone). mpiexec's status is rank 0's.
+// Header-only, so that a build without MPI follows it as well.
+inline constexpr int kAgreedFailureStatusOffRoot = 0;
+
 class MpiWorld {
  public:
   // MPI_Init_thread (funneled: only the main thread calls MPI) and the ranks sharing this
