@@ -70,6 +70,20 @@ TEST(MpiDist, MoreRanksThanRowsIsOneError) {
   EXPECT_NE(d["output"].get<std::string>().find("3 ranks for 2 elements"), std::string::npos) << d.dump();
 }
 
+// Every rank reads the same bad command line; one line says what is wrong, and the job
+// still fails when rank 0's line comes late.
+TEST(MpiDist, BadOptionsAreOneMessage) {
+  HETBENCH_REQUIRE_MPI();
+  for (const auto& [args, what] : std::vector<std::pair<std::string, std::string>>{
+           {"dot --size 10 --device host", "give --seed under mpirun"},
+           {"dot --size 10x --seed 1 --device host", "--size '10x': expected a length >= 1"},
+           {"cg --matrix gen:poisson2d:n=4 --seed 1 --tol -1", "--tol must be positive, not -1"}}) {
+    const std::string out = dist(3, args, 2, "HETBENCH_TEST_SLOW_ERRORS=500")["output"];
+    EXPECT_NE(out.find(what), std::string::npos) << out;
+    EXPECT_EQ(out.find("error"), out.rfind("error")) << "one message, from rank 0: " << out;
+  }
+}
+
 #ifdef HETBENCH_HAVE_MPI
 TEST(MpiDist, HaloRenumberingKeepsEveryProduct) {
   using namespace hetbench;

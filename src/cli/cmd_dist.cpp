@@ -37,20 +37,53 @@ int report_solve(const nlohmann::json& j) {
 }
 #endif
 
+struct DistArgs {
+  std::string op, precision = "D", device = "host", variant, matrix, size, precond = "jacobi";
+#ifdef HETBENCH_HAVE_MPI
+  mpi::DistOptions d;
+#endif
+  int reps = 5;
+  std::uint64_t seed = 0;
+};
+
+#ifdef HETBENCH_HAVE_MPI
+// The command line into o.d, checked: a throw here is the same on every rank.
+void fill_options(DistArgs& o, const CLI::App& sub, const std::string& command_line) {
+  auto& d = o.d;
+  d.op = o.op;
+  d.matrix = o.matrix;
+  d.prec = parse_precision(o.precision);
+  d.device = o.device;
+  d.variant = o.variant;
+  d.reps = o.reps;
+  d.command_line = command_line;
+  // Every rank needs the same seed: a fresh one would differ per rank.
+  if (!sub.count("--seed") && launcher_ranks(nullptr) > 1)
+    throw Error("dist: give --seed under mpirun (each rank would draw another)");
+  d.seed = sub.count("--seed") ? o.seed : fresh_seed();
+  const bool needs_matrix = d.op != "dot" && d.op != "axpy";
+  if (needs_matrix ? !o.size.empty() : !o.matrix.empty())
+    throw Error(fmt::format("dist {}: {}", d.op, needs_matrix ? "give --matrix, not --size" : "give --size, not --matrix"));
+  if (!needs_matrix) {
+    char* end = nullptr;
+    d.n = std::strtoll(o.size.c_str(), &end, 10);
+    if (o.size.empty() || *end || d.n < 1)
+      throw Error(fmt::format("dist {}: --size '{}': expected a length >= 1", d.op, o.size));
+  }
+  if (o.precond != "jacobi" && o.precond != "none")
+    throw Error(fmt::format("unknown --precond '{}': expected jacobi or none", o.precond));
+  d.jacobi = o.precond == "jacobi";
+  if (d.max_iter < 1) throw Error(fmt::format("--max-iter must be at least 1, not {}", d.max_iter));
+  if (!(d.tol > 0)) throw Error(fmt::format("--tol must be positive, not {}", d.tol));
+}
+#endif
+
 }  // namespace
 
 Command add_dist(CLI::App& app, const std::string& command_line) {
   auto* sub = app.add_subcommand("dist", "under mpirun: DOT, AXPY, CSR SpMV over block-distributed operands, or CG and "
                                          "BiCGStab on a row-block distributed matrix, validated and timed (docs/mpi.md)");
-  struct Opts {
-    std::string op, precision = "D", device = "host", variant, matrix, size, precond = "jacobi";
-#ifdef HETBENCH_HAVE_MPI
-    mpi::DistOptions d;
-#endif
-    int reps = 5;
-    std::uint64_t seed = 0;
-  };
-  auto o = std::make_shared<Opts>();
+  auto o = std::make_shared<DistArgs>();
   sub->add_option("op", o->op, "dot, axpy, spmv, cg or bicgstab")
       ->required()
       ->check(CLI::IsMember({"dot", "axpy", "spmv", "cg", "bicgstab"}));
@@ -83,31 +116,13 @@ Command add_dist(CLI::App& app, const std::string& command_line) {
             require_mpi("dist");
 #ifdef HETBENCH_HAVE_MPI
             auto& d = o->d;
-            d.op = o->op;
-            d.matrix = o->matrix;
-            d.prec = parse_precision(o->precision);
-            d.device = o->device;
-            d.variant = o->variant;
-            d.reps = o->reps;
-            d.command_line = command_line;
-            // Every rank needs the same seed: a fresh one would differ per rank.
-            if (!sub->count("--seed") && launcher_ranks(nullptr) > 1)
-              throw Error("dist: give --seed under mpirun (each rank would draw another)");
-            d.seed = sub->count("--seed") ? o->seed : fresh_seed();
-            const bool needs_matrix = d.op != "dot" && d.op != "axpy";
-            if (needs_matrix ? !o->size.empty() : !o->matrix.empty())
-              throw Error(fmt::format("dist {}: {}", d.op, needs_matrix ? "give --matrix, not --size" : "give --size, not --matrix"));
-            if (!needs_matrix) {
-              char* end = nullptr;
-              d.n = std::strtoll(o->size.c_str(), &end, 10);
-              if (o->size.empty() || *end || d.n < 1)
-                throw Error(fmt::format("dist {}: --size '{}': expected a length >= 1", d.op, o->size));
+            try {
+              fill_options(*o, *sub, command_line);
+            } catch (const Error&) {
+              // Every rank read the same command line: rank 0 alone says what is wrong.
+              if (launcher_rank() > 0) return mpi::kAgreedFailureStatusOffRoot;
+              throw;
             }
-            if (o->precond != "jacobi" && o->precond != "none")
-              throw Error(fmt::format("unknown --precond '{}': expected jacobi or none", o->precond));
-            d.jacobi = o->precond == "jacobi";
-            if (d.max_iter < 1) throw Error(fmt::format("--max-iter must be at least 1, not {}", d.max_iter));
-            if (!(d.tol > 0)) throw Error(fmt::format("--tol must be positive, not {}", d.tol));
             nlohmann::json j;
             try {
               j = mpi::run_distributed(d);
