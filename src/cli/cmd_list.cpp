@@ -43,8 +43,7 @@ int show(const std::string& what, const std::string& op_filter) {
       std::string precs, params;
       for (auto p : v->precisions) precs += (precs.empty() ? "" : ",") + std::string(name(p));
       for (const auto& p : v->params) {
-        std::string vals;
-        for (auto x : p.values) vals += (vals.empty() ? "" : ",") + std::to_string(x);
+        const std::string vals = fmt::format("{}", fmt::join(p.values, ","));
         std::string def = std::to_string(p.def);
         if (!p.def_by_precision.empty()) {  // per precision: "S:64,D:128"
           def.clear();
