@@ -371,6 +371,38 @@ TEST(CudaBackend, AllVariantsValidate) {
   RecordProperty("points", points);
 }
 
+// Split-K: k sliced over blocks and summed in slice order by the last slice. Odd m, n, k
+// in every layout, slice counts that divide the k-tiles and ones that do not, small tiles
+// and the default ones. Each point runs its warm-up, timed and validated launches on the
+// same counters, so a slice count left behind by one launch would fail the next.
+TEST(CudaBackend, GemmSplitKValidates) {
+  REQUIRE_CUDA(dev);
+  EnvGuard energy("HETBENCH_ENERGY_MS", "2");
+  const std::vector<std::string> sizes{"129x65x1033@NN", "129x65x1033@NT", "129x65x1033@TN", "129x65x1033@TT",
+                                       "67x200x77", "33x17x4099@NT"};
+  struct Case {
+    const char* variant;
+    std::map<std::string, std::string> params;
+    std::vector<Precision> precs;
+  };
+  const std::vector<Case> cases{
+      {"regblock", {{"SPLITK", "2,3,8,32"}}, {Precision::S, Precision::D}},
+      {"regblock", {{"BM", "32"}, {"BN", "32"}, {"WM", "16"}, {"WN", "32"}, {"TM", "4"}, {"TN", "4"}, {"SPLITK", "3,12"}},
+       {Precision::S, Precision::D}},
+      {"dmma", {{"SPLITK", "2,3,8,32"}}, {Precision::D}},
+      {"dmma", {{"BM", "32"}, {"BN", "32"}, {"WM", "16"}, {"WN", "16"}, {"SPLITK", "3,12"}}, {Precision::D}}};
+  int passed = 0;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(c.variant) + " " + nlohmann::json(c.params).dump());
+    for (const auto& r : run_variant("gemm", c.variant, c.params, dev->id(), sizes, 3, c.precs)) {
+      if (r.value("status", "") == "skipped") continue;  // more slices than k-tiles
+      EXPECT_EQ(r.value("status", ""), "ok") << test::describe(r);
+      passed += r.value("status", "") == "ok";
+    }
+  }
+  EXPECT_GE(passed, 60);
+}
+
 TEST(CudaBackend, LibraryBaselinesRegistered) {
 #ifndef HETBENCH_HAVE_CUDA
   GTEST_SKIP() << backends()[2]->unavailable_reason();

@@ -13,6 +13,7 @@
 #ifdef HETBENCH_HAVE_CUDA
 #include <nvrtc.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -86,8 +87,8 @@ std::vector<Sizes> problems(const Op& op, Precision p) {
 }
 
 // The defaults, and for register caps (peak reg_pressure: MINB, MAXREG) and SpMV's threads
-// per row (TPR: 64 takes a shared-memory path) each alone at its largest value, so that
-// those builds compile too.
+// per row (TPR: 64 takes a shared-memory path) each alone at its largest value, and GEMM's
+// split-K at 3 slices, so that those builds compile too.
 std::vector<ParamValues> nvrtc_param_sets(const Variant& v) {
   std::vector<ParamValues> out{v.defaults()};
   for (const char* cap : {"MINB", "MAXREG", "TPR"})
@@ -96,6 +97,12 @@ std::vector<ParamValues> nvrtc_param_sets(const Variant& v) {
       pv[cap] = d->values.back();
       out.push_back(pv);
     }
+  // Split-K (gemm regblock, dmma): 3 slices, which the odd problems' k-tiles allow.
+  if (const ParamDef* d = v.param("SPLITK"); d && std::find(d->values.begin(), d->values.end(), 3) != d->values.end()) {
+    ParamValues pv = v.defaults();
+    pv["SPLITK"] = 3;
+    out.push_back(pv);
+  }
   return out;
 }
 

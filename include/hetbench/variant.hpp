@@ -73,6 +73,10 @@ class Variant {
   std::vector<ParamDef> params;
   std::vector<Expr> constraints;      // over params, sizes and device values
   std::vector<std::string> required_ext;  // device extensions
+  // Configurations to consider first (metadata "candidates"): each names some parameters,
+  // every value in its domain; the GEMM shape model ranks these, where given, instead of
+  // the whole domain (docs/metadata-format.md).
+  std::vector<ParamValues> candidates;
   // Set where whether the variant can run is only known at run time (an offload runtime
   // that finds no device): empty when it can run on the device, otherwise why not. A
   // point it refuses is skipped with that reason, like a violated constraint.

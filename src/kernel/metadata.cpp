@@ -227,7 +227,7 @@ std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path&
   static const std::set<std::string> allowed{"name",   "op",       "description", "source",    "includes",
                                              "precisions", "requires", "params",   "constraints", "let",
                                              "scratch", "defines", "launches", "setup", "entry",     "args",        "global",
-                                             "local",   "local_bytes", "backend"};
+                                             "local",   "local_bytes", "backend", "candidates"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!allowed.count(it.key())) m.fail(it.key(), "unknown key");
   for (const char* req : {"name", "op", "source", "precisions"})
@@ -303,6 +303,25 @@ std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path&
       if (p.contains("doc")) d.doc = m.str(p["doc"], key + ".doc");
       v->params.push_back(std::move(d));
       known.insert(it.key());
+    }
+  }
+  if (j.contains("candidates")) {
+    const auto& cs = j["candidates"];
+    if (!cs.is_array() || cs.empty()) m.fail("candidates", "expected a non-empty array of {PARAM: value} objects");
+    for (std::size_t i = 0; i < cs.size(); ++i) {
+      const auto key = fmt::format("candidates[{}]", i);
+      if (!cs[i].is_object() || cs[i].empty()) m.fail(key, "expected an object of PARAM: value");
+      ParamValues pv;
+      for (auto it = cs[i].begin(); it != cs[i].end(); ++it) {
+        const ParamDef* d = v->param(it.key());
+        if (!d) m.fail(key + "." + it.key(), "is not a parameter of this variant");
+        if (!it.value().is_number_integer()) m.fail(key + "." + it.key(), "expected an integer");
+        const long long x = it.value().get<long long>();
+        if (std::find(d->values.begin(), d->values.end(), x) == d->values.end())
+          m.fail(key + "." + it.key(), fmt::format("{} is outside the parameter's domain", x));
+        pv[it.key()] = x;
+      }
+      v->candidates.push_back(std::move(pv));
     }
   }
   if (j.contains("constraints")) {

@@ -25,6 +25,10 @@
 // multiplied, and kept a register for every copy's address, issued 12 SASS instructions
 // per DMMA and reached 0.86 × cuBLAS at 4096; this one issues about 7, NOPs included,
 // and reaches 0.94-1.04 (docs/performance.md).
+//
+// Split-K (SPLITK > 1) as in regblock.cu: blockIdx.z takes k-tiles
+// [z·ktiles/SPLITK, (z+1)·ktiles/SPLITK); the slice that finishes last sums the partial
+// tiles in slice order 0, 1, ... (the same bits every run) and writes C.
 #ifndef HB_PREC_D
 #error "gemm/dmma is an FP64 kernel"
 #endif
@@ -235,11 +239,49 @@ __device__ __forceinline__ void dmma_mma_rows(double (&acc)[DMMA_MI][DMMA_NJ][2]
   }
 }
 
+#if SPLITK > 1
+// This slice's accumulators out to `part` (a double2 per accumulator pair, every thread's
+// side by side), counted in done[tile]; the last slice to count sums all slices in order
+// from `part` into acc and returns true.
+__device__ __forceinline__ bool dmma_split_sum(double* __restrict__ part, unsigned* __restrict__ done, unsigned tile,
+                                               unsigned slice, unsigned tid, double (&acc)[DMMA_MI][DMMA_NJ][2]) {
+  constexpr unsigned kPairs = DMMA_MI * DMMA_NJ, kTile = DMMA_THREADS * kPairs * 2;
+  __shared__ unsigned last;
+  double2* mine = reinterpret_cast<double2*>(part + ((size_t)tile * SPLITK + slice) * kTile) + tid;
+#pragma unroll
+  for (unsigned i = 0; i < DMMA_MI; ++i)
+#pragma unroll
+    for (unsigned j = 0; j < DMMA_NJ; ++j) mine[(i * DMMA_NJ + j) * DMMA_THREADS] = make_double2(acc[i][j][0], acc[i][j][1]);
+  __threadfence();  // the partial is visible device-wide before it is counted
+  __syncthreads();
+  if (tid == 0) last = atomicAdd(done + tile, 1u) == SPLITK - 1;
+  __syncthreads();
+  if (!last) return false;
+  if (tid == 0) done[tile] = 0;  // ready for the next launch
+  const double2* all = reinterpret_cast<const double2*>(part + (size_t)tile * SPLITK * kTile) + tid;
+#pragma unroll
+  for (unsigned i = 0; i < DMMA_MI; ++i)
+#pragma unroll
+    for (unsigned j = 0; j < DMMA_NJ; ++j) acc[i][j][0] = acc[i][j][1] = 0;
+  for (unsigned q = 0; q < SPLITK; ++q)
+#pragma unroll
+    for (unsigned i = 0; i < DMMA_MI; ++i)
+#pragma unroll
+      for (unsigned j = 0; j < DMMA_NJ; ++j) {
+        const double2 v = __ldcg(all + ((size_t)q * kPairs + i * DMMA_NJ + j) * DMMA_THREADS);
+        acc[i][j][0] += v.x;
+        acc[i][j][1] += v.y;
+      }
+  return true;
+}
+#endif
+
 // The explicit minimum of 1 block per SM matters: without it, CUDA 13's ptxas aims for a
 // higher occupancy and spills the accumulators of some tilings.
 extern "C" __global__ void __launch_bounds__(DMMA_THREADS, 1)
     gemm_dmma(const unsigned m, const unsigned n, const unsigned k, const double alpha, const double* __restrict__ A,
-              const double* __restrict__ B, const double beta, double* __restrict__ C) {
+              const double* __restrict__ B, const double beta, double* __restrict__ C, double* __restrict__ part,
+              unsigned* __restrict__ done) {
   // TA: A is stored k×m, so its tile is BK rows of BM; TB: B is stored n×k, BN rows of BK.
   extern __shared__ __align__(16) double dmma_smem[];  // STAGES tiles of A, then STAGES of B
 
@@ -252,16 +294,24 @@ extern "C" __global__ void __launch_bounds__(DMMA_THREADS, 1)
   const unsigned first = pid / per_group * GROUP, rows = min(gridDim.y - first, (unsigned)GROUP);
   const unsigned i0 = (first + pid % per_group % rows) * BM, j0 = pid % per_group / rows * BN;
   const unsigned ktiles = (k + BK - 1) / BK;
+#if SPLITK > 1
+  const unsigned slice = blockIdx.z;
+  const unsigned kt_begin = (unsigned)((unsigned long long)ktiles * slice / SPLITK);
+  const unsigned kt_end = (unsigned)((unsigned long long)ktiles * (slice + 1) / SPLITK);
+#else
+  const unsigned kt_begin = 0, kt_end = ktiles;
+#endif
+  const unsigned p_begin = kt_begin * BK;  // the copiers start at this slice's first k-tile
 
 #if TA
-  dmma_copier<BK, BM, 1 + VEC_A, true> ca(A, m, 0, i0, k, m, tid);
+  dmma_copier<BK, BM, 1 + VEC_A, true> ca(A, m, p_begin, i0, k, m, tid);
 #else
-  dmma_copier<BM, BK, 1 + VEC_A, false> ca(A, k, i0, 0, m, k, tid);
+  dmma_copier<BM, BK, 1 + VEC_A, false> ca(A, k, i0, p_begin, m, k, tid);
 #endif
 #if TB
-  dmma_copier<BN, BK, 1 + VEC_B, false> cb(B, k, j0, 0, n, k, tid);
+  dmma_copier<BN, BK, 1 + VEC_B, false> cb(B, k, j0, p_begin, n, k, tid);
 #else
-  dmma_copier<BK, BN, 1 + VEC_B, true> cb(B, n, 0, j0, k, n, tid);
+  dmma_copier<BK, BN, 1 + VEC_B, true> cb(B, n, p_begin, j0, k, n, tid);
 #endif
   // The copiers walk k in order: copy kt always follows copy kt - 1.
   const unsigned as0 = static_cast<unsigned>(__cvta_generic_to_shared(dmma_smem));  // stages of A, then of B
@@ -281,7 +331,7 @@ extern "C" __global__ void __launch_bounds__(DMMA_THREADS, 1)
   // so that "wait until at most STAGES-2 groups are pending" always means "the next tile landed".
 #pragma unroll
   for (unsigned s = 0; s < STAGES - 1; ++s) {
-    if (s < ktiles) load(s, s);
+    if (kt_begin + s < kt_end) load(kt_begin + s, s);
     asm volatile("cp.async.commit_group;\n" ::);
   }
   asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2));
@@ -301,17 +351,17 @@ extern "C" __global__ void __launch_bounds__(DMMA_THREADS, 1)
   dmma_frag_b(bf[0], bs0, ob, 0);
 #pragma unroll
   for (unsigned i = 0; i < DMMA_MI; i += DMMA_RG) dmma_frag_a(af, i, as0, oa, 0);
-  for (unsigned kt = 0; kt < ktiles;) {
+  for (unsigned kt = kt_begin; kt < kt_end;) {
     // With an odd number of k-steps a tile, B's buffers alternate by tile: two tiles a turn,
     // so that the buffer index stays a constant.
 #pragma unroll
     for (unsigned h = 0; h < (DMMA_KS % 2 ? 2u : 1u); ++h) {
-      if (h == 1 && kt >= ktiles) break;
+      if (h == 1 && kt >= kt_end) break;
 #pragma unroll
       for (unsigned ks = 0; ks < DMMA_KS; ++ks) {
         const unsigned cur = (h * DMMA_KS + ks) & 1;
         if (ks == 0) {
-          if (kt + STAGES - 1 < ktiles) load(kt + STAGES - 1, ws);
+          if (kt + STAGES - 1 < kt_end) load(kt + STAGES - 1, ws);
           asm volatile("cp.async.commit_group;\n" ::);
         }
         if (ks == DMMA_KS - 1) {
@@ -334,6 +384,9 @@ extern "C" __global__ void __launch_bounds__(DMMA_THREADS, 1)
     }
   }
 
+#if SPLITK > 1
+  if (!dmma_split_sum(part, done, pid, slice, tid, acc)) return;
+#endif
   // Epilogue: each lane owns two adjacent columns of C per block; beta = 0 reads no C.
 #pragma unroll
   for (unsigned i = 0; i < DMMA_MI; ++i) {

@@ -23,6 +23,15 @@
 // spread them over the banks. Blocks wholly inside C load full k-tiles unpredicated;
 // only tiles that cross an edge of op(A) or op(B) take the predicated path, which reads
 // zeros outside.
+//
+// Split-K (SPLITK > 1, for deep k and for grids too small to fill the machine): blockIdx.z
+// is a slice of the k-tiles, [z·tiles/SPLITK, (z+1)·tiles/SPLITK), balanced to within one
+// tile. Each slice writes its partial tile to `part` (coalesced: register r of every thread
+// side by side), then counts itself in done[tile]; the slice that counts last sums the
+// SPLITK partials in slice order 0, 1, ... from `part`, whichever slice it is, so a
+// configuration gives the same bits every run (the "threadfence reduction" of NVIDIA's CUDA
+// samples, with CUTLASS's split-K-parallel order of the sum), applies alpha and beta, and
+// resets done[tile] for the next launch. SPLITK = 1 compiles none of this.
 #define RB_NT ((BM / WM) * (BN / WN) * 32)
 #if HB_PREC_S
 #define RB_FMA fmaf
@@ -225,9 +234,60 @@ __device__ __forceinline__ void rb_frag(const REAL* stage, int p, unsigned ty, u
   for (int t = 0; t < TN / kV; ++t) hb_ldv<kV>(bs + t * kWTX * kV, fb + t * kV);
 }
 
+#if SPLITK > 1
+// Split-K: this slice's partial tile out, and for the slice that counts last the sum of all
+// slices in order 0..SPLITK-1, read back from `part` (its own too, so that the order, and
+// the bits, do not depend on which slice finished last). Returns whether this block is
+// that last one, which then writes C.
+template <int W>
+__device__ __forceinline__ void rb_ldcg(const REAL* p, REAL* r) {
+  if constexpr (W == 4) {
+    const float4 v = __ldcg(reinterpret_cast<const float4*>(p));
+    r[0] = v.x, r[1] = v.y, r[2] = v.z, r[3] = v.w;
+  } else {
+    static_assert(W == 2, "16 bytes: 4 floats or 2 doubles");
+    const REAL2 v = __ldcg(reinterpret_cast<const REAL2*>(p));
+    r[0] = v.x, r[1] = v.y;
+  }
+}
+__device__ __forceinline__ bool rb_split_sum(REAL* __restrict__ part, unsigned* __restrict__ done, unsigned tile,
+                                             unsigned slice, unsigned tid, REAL (&acc)[TM][TN]) {
+  constexpr unsigned kTile = RB_NT * TM * TN;  // elements of one partial tile
+  __shared__ unsigned last;
+  REAL* mine = part + ((size_t)tile * SPLITK + slice) * kTile + tid * kV;
+#pragma unroll
+  for (int r = 0; r < TM; ++r)
+#pragma unroll
+    for (int t = 0; t < TN / kV; ++t) hb_stv<kV>(mine + (r * (TN / kV) + t) * RB_NT * kV, &acc[r][t * kV]);
+  __threadfence();  // the partial is visible device-wide before it is counted
+  __syncthreads();
+  if (tid == 0) last = atomicAdd(done + tile, 1u) == SPLITK - 1;
+  __syncthreads();
+  if (!last) return false;
+  if (tid == 0) done[tile] = 0;  // ready for the next launch
+  const REAL* all = part + (size_t)tile * SPLITK * kTile + tid * kV;
+#pragma unroll
+  for (int r = 0; r < TM; ++r)
+#pragma unroll
+    for (int c = 0; c < TN; ++c) acc[r][c] = 0;
+  for (unsigned q = 0; q < SPLITK; ++q)
+#pragma unroll
+    for (int r = 0; r < TM; ++r)
+#pragma unroll
+      for (int t = 0; t < TN / kV; ++t) {
+        REAL v[kV];
+        rb_ldcg<kV>(all + (size_t)q * kTile + (r * (TN / kV) + t) * RB_NT * kV, v);
+#pragma unroll
+        for (int c = 0; c < kV; ++c) acc[r][t * kV + c] += v[c];
+      }
+  return true;
+}
+#endif
+
 extern "C" __global__ void __launch_bounds__(RB_NT, MINB)
     gemm_regblock(const unsigned m, const unsigned n, const unsigned k, const REAL alpha, const REAL* __restrict__ A,
-                  const REAL* __restrict__ B, const REAL beta, REAL* __restrict__ C) {
+                  const REAL* __restrict__ B, const REAL beta, REAL* __restrict__ C, REAL* __restrict__ part,
+                  unsigned* __restrict__ done) {
   // Two stages of As[BK][kLdA], Bs[BK][kLdB], sized at launch (the metadata's local_bytes):
   // BK = 32 with 128×256 tiles passes the 48 KiB of static shared memory.
   extern __shared__ __align__(16) REAL smem[];
@@ -243,33 +303,42 @@ extern "C" __global__ void __launch_bounds__(RB_NT, MINB)
   const unsigned ty = warp / (BN / WN) * WM + lane / kWTX * kV;  // first row of the thread in the block tile
   const unsigned tx = warp % (BN / WN) * WN + lane % kWTX * kV;  // first column
   const unsigned tiles = (k + BK - 1) / BK;
+#if SPLITK > 1
+  const unsigned slice = blockIdx.z;
+  const unsigned t_begin = (unsigned)((unsigned long long)tiles * slice / SPLITK);
+  const unsigned t_end = (unsigned)((unsigned long long)tiles * (slice + 1) / SPLITK);
+#else
+  const unsigned t_begin = 0, t_end = tiles;
+#endif
   const bool full = i0 + BM <= m && j0 + BN <= n;  // the block's C tile lies inside C
   const unsigned fast = full ? k / BK : 0;          // tiles [0, fast) are fetched unpredicated
 
-  // Slots read unpredicated through pa/pb, which start at k-tile 0 and advance by one
+  // Slots read unpredicated through pa/pb, which start at k-tile t_begin and advance by one
   // k-tile (steps in elements) after every fetch, whichever path it took; the element
   // path reads from the k-tile's origin ta/tb.
+  const unsigned step_a = TA ? BK * m : BK, step_b = TB ? BK : BK * n;
 #if !RB_ELEM_A
   const REAL* pa[kPerA];
 #pragma unroll
   for (int u = 0; u < kPerA; ++u) {
     const unsigned s = tid + u * RB_NT;
-    pa[u] = TA ? A + s / (BM / kV) * m + i0 + s % (BM / kV) * kV : A + (i0 + s / (BK / kV)) * k + s % (BK / kV) * kV;
+    pa[u] = (TA ? A + s / (BM / kV) * m + i0 + s % (BM / kV) * kV : A + (i0 + s / (BK / kV)) * k + s % (BK / kV) * kV) +
+            t_begin * step_a;
   }
 #else
-  const REAL* ta = TA ? A + i0 : A + i0 * k;
+  const REAL* ta = (TA ? A + i0 : A + i0 * k) + t_begin * step_a;
 #endif
 #if !RB_ELEM_B
   const REAL* pb[kPerB];
 #pragma unroll
   for (int u = 0; u < kPerB; ++u) {
     const unsigned s = tid + u * RB_NT;
-    pb[u] = TB ? B + (j0 + s / (BK / kV)) * k + s % (BK / kV) * kV : B + s / (BN / kV) * n + j0 + s % (BN / kV) * kV;
+    pb[u] = (TB ? B + (j0 + s / (BK / kV)) * k + s % (BK / kV) * kV : B + s / (BN / kV) * n + j0 + s % (BN / kV) * kV) +
+            t_begin * step_b;
   }
 #else
-  const REAL* tb = TB ? B + j0 * k : B + j0;
+  const REAL* tb = (TB ? B + j0 * k : B + j0) + t_begin * step_b;
 #endif
-  const unsigned step_a = TA ? BK * m : BK, step_b = TB ? BK : BK * n;
 
   REAL acc[TM][TN];
 #pragma unroll
@@ -326,14 +395,14 @@ extern "C" __global__ void __launch_bounds__(RB_NT, MINB)
 #endif
   };
 
-  fetch(0);
+  fetch(t_begin);
   store(smem);
   __syncthreads();
   rb_frag(smem, 0, ty, tx, fa[0], fb[0]);
 
   unsigned cur = 0;  // offset of the stage being read: 0 or kStage
-  for (unsigned t = 0; t < tiles; ++t) {
-    const bool more = t + 1 < tiles;
+  for (unsigned t = t_begin; t < t_end; ++t) {
+    const bool more = t + 1 < t_end;
     if (more) fetch(t + 1);
 #pragma unroll
     for (int p = 0; p < BK; ++p) {
@@ -356,6 +425,9 @@ extern "C" __global__ void __launch_bounds__(RB_NT, MINB)
         for (int c = 0; c < TN; ++c) acc[r][c] = RB_FMA(fa[p & 1][r], fb[p & 1][c], acc[r][c]);
     }
   }
+#if SPLITK > 1
+  if (!rb_split_sum(part, done, pid, slice, tid, acc)) return;
+#endif
   // C = alpha·acc + beta·C; C is not read when beta == 0 (BLAS semantics). With VEC_C
   // (n % V == 0) each sub-tile row is one 16-byte load and store, and wholly in or out.
   const bool beta0 = beta == (REAL)0;
