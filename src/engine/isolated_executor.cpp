@@ -10,6 +10,7 @@
 #include "engine/executions.hpp"
 #include "engine/interrupt.hpp"
 #include "engine/runner.hpp"
+#include "hetbench/error.hpp"
 
 namespace hetbench {
 

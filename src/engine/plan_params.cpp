@@ -8,6 +8,7 @@
 #include "hetbench/error.hpp"
 #include "ops/layout_ref.hpp"
 #include "tuning/auto_rule.hpp"
+#include "tuning/gemm_shape_model.hpp"
 
 namespace hetbench {
 
@@ -16,7 +17,25 @@ bool in_domain(const ParamDef& p, long long x) { return std::find(p.values.begin
 std::vector<ParamValues> param_sets(const Variant& v, const std::map<std::string, std::vector<long long>>& given,
                                    bool whole_domains) {
   std::vector<ParamValues> sets{ParamValues{}};
+  // Tune's space over a variant with candidates: the parameters they name take the
+  // candidates' combinations, not the product of their domains, unless one is given.
+  std::set<std::string> by_candidates;
+  if (whole_domains && !v.candidates.empty()) {
+    for (const auto& c : v.candidates)
+      for (const auto& kx : c) by_candidates.insert(kx.first);
+    if (std::any_of(by_candidates.begin(), by_candidates.end(), [&](const auto& n) { return given.count(n) > 0; }))
+      by_candidates.clear();
+  }
+  if (!by_candidates.empty()) {
+    sets.clear();
+    for (const auto& c : v.candidates) {
+      ParamValues pv;
+      for (const auto& n : by_candidates) pv[n] = c.count(n) ? c.at(n) : v.param(n)->def;
+      if (std::find(sets.begin(), sets.end(), pv) == sets.end()) sets.push_back(std::move(pv));
+    }
+  }
   for (const auto& p : v.params) {
+    if (by_candidates.count(p.name)) continue;
     std::vector<long long> vals = given.count(p.name) ? given.at(p.name)
                                   : whole_domains     ? p.values
                                                       : std::vector<long long>{p.def};
@@ -106,6 +125,23 @@ ResolvedParams ParamResolver::resolve(const RunPlan& r, std::size_t size, const 
       return out;
     return std::move(other);
   };
+  if (!hit && !r.spec->whole_domains && tuning::shape_model_applies(v)) {
+    // Nothing tuned near a tiled GEMM: the shape model's best-predicted configuration,
+    // over the parameters not given (docs/tuning-db.md, "The GEMM shape model").
+    std::vector<std::string> given;
+    for (const auto& d : v.params)
+      if (std::find(open.begin(), open.end(), &d) == open.end()) given.push_back(d.name);
+    const auto ranked = tuning::rank_gemm_configs(v, dev, s, p, out.values, given, 1);
+    if (ranked.empty()) return out;
+    ResolvedParams modelled = out;
+    for (const auto* d : open)
+      if (auto it = ranked.front().values.find(d->name);
+          it != ranked.front().values.end() && it->second != out.values.at(d->name)) {
+        modelled.values[d->name] = it->second;
+        modelled.source[d->name] = "model: " + ranked.front().predicted.why;
+      }
+    return unless_broken(std::move(modelled));
+  }
   if (!hit && auto_point) {  // nothing tuned near: auto's parameter rule
     const auto& f = size < r.features.size() ? r.features[size] : nlohmann::json::object();
     ResolvedParams ruled = out;
@@ -119,7 +155,7 @@ ResolvedParams ParamResolver::resolve(const RunPlan& r, std::size_t size, const 
   }
   if (!hit) return out;
   ResolvedParams tuned = out;
-  auto from = fmt::format("db:{} {}, distance {:.3g}", hit->entry.id, to_string(hit->level), hit->distance);
+  auto from = tuning::describe(*hit);
   const auto& tuned_layout = hit->entry.layout;
   if (layout_open && tuned_layout) {
     try {
@@ -154,8 +190,10 @@ std::optional<AutoPick> ParamResolver::pick(const RunPlan& r, std::size_t size, 
     for (const auto* v : pool)
       if (v->id() == hit->entry.variant_id) out.variant = v;
     out.why = {{"chosen", hit->entry.variant_id},
-               {"reason", fmt::format("db entry {}, {}, distance {:.3g}", hit->entry.id, to_string(hit->level),
-                                      hit->distance)}};
+               {"reason", hit->layer.empty() ? fmt::format("db entry {}, {}, distance {:.3g}", hit->entry.id,
+                                                           to_string(hit->level), hit->distance)
+                                             : fmt::format("{} entry {}, {}, distance {:.3g}", hit->layer, hit->entry.id,
+                                                           to_string(hit->level), hit->distance)}};
     out.hit = std::move(hit);
     return out;
   }

@@ -25,7 +25,9 @@ bool in_domain(const ParamDef& p, long long x);
 
 // The cartesian product of the given values of the variant's parameters (for the others
 // their metadata defaults, or with whole_domains — tune's space — every value of their
-// domain), less the sets with a value outside the variant's domain.
+// domain; there, the parameters a variant's metadata candidates name take the candidates'
+// combinations unless one of them is given), less the sets with a value outside the
+// variant's domain.
 std::vector<ParamValues> param_sets(const Variant& v, const std::map<std::string, std::vector<long long>>& given,
                                    bool whole_domains = false);
 

@@ -1,0 +1,217 @@
+#include "tuning/gemm_shape_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace hetbench::tuning {
+
+namespace {
+
+long long get(const ParamValues& pv, const char* k, long long dflt) {
+  auto it = pv.find(k);
+  return it == pv.end() ? dflt : it->second;
+}
+
+// Relative difference of predicted times below which two configurations tie.
+constexpr double kTie = 0.02;
+
+// The parameters the model ranges over, in the order they are enumerated.
+constexpr const char* kModelParams[] = {"BM", "BN", "WM", "WN", "TM", "TN", "SPLITK"};
+
+}  // namespace
+
+ModelDevice ModelDevice::of(const DeviceInfo& d) {
+  ModelDevice m;
+  if (d.compute_units > 0) m.sms = d.compute_units;
+  if (d.max_clock_mhz > 0) m.clock_hz = d.max_clock_mhz * 1e6;
+  // Shared memory per SM: what one block may take at launch, plus the 1 KiB the driver
+  // reserves per block (Hopper: 227 + 1 of 228 KiB).
+  if (d.local_mem_launch > 0) m.smem_per_sm = static_cast<double>(d.local_mem_launch) + 1024;
+  return m;
+}
+
+double fma_per_clock(const Variant& v, Precision p) {
+  const bool mma = v.param("SHAPE") != nullptr;  // mma.sync shapes: tensor cores
+  if (p == Precision::S) return 128;             // FP32 SIMT lanes per SM
+  return mma ? 128 : 64;                         // FP64: DMMA, or SIMT at half rate
+}
+
+Prediction predict_gemm(const ParamValues& pv, const GemmShape& g, const ModelDevice& d, double peak_fma) {
+  const double F = peak_fma * d.sustained;
+  const double bm = get(pv, "BM", 64), bn = get(pv, "BN", 64);
+  const double wm = get(pv, "WM", bm), wn = get(pv, "WN", bn);
+  const double split = get(pv, "SPLITK", 1), bk = get(pv, "BK", 16), stages = get(pv, "STAGES", 2);
+  const bool simt = pv.count("TM") && pv.count("TN");
+  const double tm = get(pv, "TM", 8), tn = get(pv, "TN", 8);
+  const double eb = g.elem_bytes, v16 = 16 / eb;  // elements of a 16-byte access
+  const double threads = bm / wm * (bn / wn) * 32;
+  const double warps = threads / 32;
+
+  // Registers per thread, in 32-bit words: the accumulators; SIMT, the fragments of two
+  // k-steps and the next k-tile on its way to shared memory; mma, a k-step's fragments of
+  // A and two of B; and the addressing. MINB caps them.
+  const double acc_regs = (simt ? tm * tn : wm * wn / 32) * eb / 4;
+  const double frag_regs = (simt ? 2 * (tm + tn) + (bm + bn) * bk / threads : (wm + 2 * wn) / 4) * eb / 4;
+  double regs = std::ceil((acc_regs + frag_regs + 16) / 8) * 8;
+  if (regs > 255) {  // would spill: never the model's choice
+    Prediction spill;
+    spill.seconds = std::numeric_limits<double>::infinity();
+    spill.why = fmt::format("{}x{} tiles: about {:.0f} registers a thread, past 255", bm, bn, regs);
+    return spill;
+  }
+  if (const long long minb = get(pv, "MINB", 0); minb > 0) regs = std::min(regs, d.regs_per_sm / (threads * minb));
+  const double smem = stages * bk * (bm + bn) * eb + 1024;
+  const int occ = std::max(1, static_cast<int>(std::min({std::floor(d.threads_per_sm / threads),
+                                                          std::floor(d.regs_per_sm / (regs * threads)),
+                                                          std::floor(d.smem_per_sm / smem),
+                                                          static_cast<double>(d.blocks_per_sm)})));
+
+  // Share of issue slots that multiply-add: SIMT, a thread's TM·TN FMAs a k-step against
+  // its (TM + TN) / V shared loads and the loop's own; mma, a warp's fragments.
+  const double a = simt ? tm * tn / (tm * tn + (tm + tn) / v16 + 3)
+                        : wm * wn / (wm * wn + 4 * (wm + wn));
+
+  const double tiles = std::ceil(g.m / bm) * std::ceil(g.n / bn);
+  const double blocks = tiles * split;
+  const double per_sm = std::ceil(blocks / d.sms);  // the busiest SM's blocks
+  const double kslice = std::ceil(std::ceil(g.k / bk) / split) * bk;
+
+  // One k-step of b resident blocks, in cycles.
+  auto kstep = [&](double b) {
+    const double compute = b * (bm * bn / (F * a) + d.step_clocks);
+    const double feed = b * (bm + bn) * eb / d.l2_bytes_per_clock;
+    const double hidden = std::min(1.0, std::pow(b * warps / d.warps_to_hide, d.hiding_exponent));
+    return std::max(compute, feed) / hidden;
+  };
+  // A block's fixed cycles: the prologue, C out (and in with beta), and split-K's partial
+  // tile out, plus for the last slice SPLITK partials read back (once a tile).
+  const double tile_bytes = bm * bn * eb;
+  auto fixed = [&](double b) {
+    double c = d.block_fixed_clocks + b * tile_bytes * (g.beta ? 2 : 1) / d.l2_bytes_per_clock;
+    if (split > 1) c += b * tile_bytes / d.l2_bytes_per_clock + tile_bytes * split / d.l2_bytes_per_clock;
+    return c;
+  };
+  const double full_waves = std::floor(per_sm / occ), rest = per_sm - full_waves * occ;
+  double cycles = full_waves * (kslice * kstep(occ) + fixed(occ));
+  if (rest > 0) cycles += kslice * kstep(rest) + fixed(rest);
+
+  const double dram = (g.m * g.k + g.k * g.n + g.m * g.n * (g.beta ? 2 : 1)) * eb / d.dram_bytes_per_s;
+  // Split-K's partial tiles, written and read back once more: not hidden behind the
+  // multiply-adds of the same blocks (they come after them).
+  const double partials = split > 1 ? 2 * blocks * tile_bytes / d.dram_bytes_per_s : 0;
+  Prediction out;
+  out.seconds = std::max(cycles / d.clock_hz, dram) + partials + d.launch_s;
+  out.occupancy = occ;
+  out.waves = per_sm / occ;
+  out.efficiency = g.m * g.n * g.k / (out.seconds * d.clock_hz * d.sms * peak_fma);
+  out.why = fmt::format("{}x{} tiles{}, {:.0f} blocks, {:.2g} waves of {} per SM: predicted {:.3g} us, {:.0f} % of peak",
+                        bm, bn, split > 1 ? fmt::format(" x SPLITK {}", split) : "", blocks, out.waves, occ,
+                        out.seconds * 1e6, 100 * out.efficiency);
+  return out;
+}
+
+bool shape_model_applies(const Variant& v) {
+  return v.op == "gemm" && v.backend == BackendKind::Cuda && v.param("BM") && v.param("BN") && v.param("WM") &&
+         v.param("WN");
+}
+
+namespace {
+
+// The tile configurations the model ranks (values of its parameters other than SPLITK):
+// the variant's metadata candidates that agree with the fixed values, or where it gives
+// none (or none agrees) every combination of the domains that tiles consistently (each
+// level divides the one above, a warp tile holds 32 thread tiles).
+std::vector<ParamValues> tile_candidates(const Variant& v, const ParamValues& base,
+                                         const std::vector<std::string>& fixed) {
+  auto is_fixed = [&](const std::string& n) { return std::find(fixed.begin(), fixed.end(), n) != fixed.end(); };
+  std::vector<ParamValues> out;
+  for (const auto& c : v.candidates) {
+    ParamValues pv = base;
+    bool agrees = true;
+    for (const auto& [k, x] : c) {
+      if (k == "SPLITK") continue;
+      if (is_fixed(k) && base.count(k) && base.at(k) != x) agrees = false;
+      pv[k] = x;
+    }
+    if (agrees) out.push_back(std::move(pv));
+  }
+  if (!out.empty()) return out;
+  out = {base};
+  for (const char* name : kModelParams) {
+    const ParamDef* d = v.param(name);
+    if (!d || std::string(name) == "SPLITK" || is_fixed(name)) continue;
+    std::vector<ParamValues> next;
+    for (const auto& pv : out)
+      for (long long x : d->values) {
+        auto t = pv;
+        t[name] = x;
+        next.push_back(std::move(t));
+      }
+    out = std::move(next);
+  }
+  std::erase_if(out, [](const ParamValues& pv) {
+    const long long bm = get(pv, "BM", 1), bn = get(pv, "BN", 1), wm = get(pv, "WM", bm), wn = get(pv, "WN", bn);
+    if (bm % wm || bn % wn) return true;
+    if (pv.count("TM") && pv.count("TN")) {
+      const long long tm = pv.at("TM"), tn = pv.at("TN");
+      if (wm % tm || wn % tn || (wm / tm) * (wn / tn) != 32) return true;
+    }
+    return (bm / wm) * (bn / wn) * 32 > 1024;
+  });
+  return out;
+}
+
+}  // namespace
+
+std::vector<ModelChoice> rank_gemm_configs(const Variant& v, const Device& dev, const Sizes& s, Precision p,
+                                           const ParamValues& base, const std::vector<std::string>& fixed,
+                                           std::size_t top) {
+  std::vector<ModelChoice> ranked;
+  if (!shape_model_applies(v) || !s.count("m") || !s.count("n") || !s.count("k")) return ranked;
+  GemmShape g;
+  g.m = static_cast<double>(s.at("m"));
+  g.n = static_cast<double>(s.at("n"));
+  g.k = static_cast<double>(s.at("k"));
+  g.elem_bytes = p == Precision::D ? 8 : 4;
+  g.beta = !s.count("form") || s.at("form") == 0;  // the scaled form reads C; @plain does not
+  const ModelDevice md = ModelDevice::of(dev.info());
+  const double F = fma_per_clock(v, p);
+  const ParamDef* split = v.param("SPLITK");
+  const bool split_open = split && std::find(fixed.begin(), fixed.end(), "SPLITK") == fixed.end();
+  const std::vector<long long> splits = split_open ? split->values : std::vector<long long>{get(base, "SPLITK", 1)};
+  for (const auto& tile : tile_candidates(v, base, fixed))
+    for (long long sk : splits) {
+      ModelChoice c;
+      c.values = tile;
+      if (split) c.values["SPLITK"] = sk;
+      c.predicted = predict_gemm(c.values, g, md, F);
+      ranked.push_back(std::move(c));
+    }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const ModelChoice& a, const ModelChoice& b) { return a.predicted.seconds < b.predicted.seconds; });
+  // The variant's constraints in ranking order, until `top` configurations pass and none
+  // left can tie with the best that passed: most candidates are never checked.
+  std::vector<ModelChoice> out;
+  for (auto& c : ranked) {
+    if (!std::isfinite(c.predicted.seconds)) break;
+    if (out.size() >= top && c.predicted.seconds > out.front().predicted.seconds * (1 + kTie)) break;
+    if (v.violated_constraint(dev, s, p, c.values).empty()) out.push_back(std::move(c));
+  }
+  // Predictions within kTie of the best are no evidence: among those the fewest slices
+  // (less traffic, the plain sum order) come first, then the order of the candidates (the
+  // metadata lists its best-known tiles first, and `out` keeps their order among equal times).
+  if (!out.empty()) {
+    const double limit = out.front().predicted.seconds * (1 + kTie);
+    const auto head = std::find_if(out.begin(), out.end(), [&](const ModelChoice& c) { return c.predicted.seconds > limit; });
+    std::stable_sort(out.begin(), head, [](const ModelChoice& a, const ModelChoice& b) {
+      return get(a.values, "SPLITK", 1) < get(b.values, "SPLITK", 1);
+    });
+  }
+  if (out.size() > top) out.resize(top);
+  return out;
+}
+
+}  // namespace hetbench::tuning

@@ -1,0 +1,104 @@
+// The GEMM shape model: for a tiled GEMM kernel and a problem that the tuning database
+// knows nothing near, predict each candidate configuration's time from the device's
+// compute units and the problem's m, n, k, and take the best-predicted one
+// (docs/tuning-db.md, "The GEMM shape model").
+//
+// It applies to any CUDA GEMM variant whose parameters follow the metadata vocabulary of
+// warp-tiled kernels (docs/metadata-format.md): BM, BN (a block's tile of C), WM, WN (a
+// warp's), TM, TN (a thread's, SIMT kernels), BK, STAGES (the k-tile and the
+// shared-memory stages) and SPLITK (slices of k summed by the last slice). It names no
+// variant: what it knows of a kernel is those parameters, its metadata "candidates" (the
+// tiles it ranks; without them, every consistent combination of the domains) and its
+// constraints.
+//
+// Per configuration (all per compute unit, "SM"):
+//   occupancy  blocks resident at once: threads, registers (estimated from the
+//              accumulators) and shared memory (the k-tile stages) of a block;
+//   waves      the busiest SM's blocks, ceil(tiles · SPLITK / SMs), run occupancy at a
+//              time; a wave of b blocks advancing one k-step costs
+//              max(b·(BM·BN / (F·a) + c), b·(BM + BN)·bytes / L2) / h(b) cycles, where F
+//              is the SM's multiply-adds per cycle, a the share of issue slots that are
+//              multiply-adds (thread tile TM×TN against its loads; mma, the warp tile
+//              against its fragments), c a block's cycles per k-step beyond them, L2 the
+//              SM's share of L2 bandwidth and h the latency hidden by b blocks' warps;
+//   fixed      a block's prologue and epilogue (C written, and with SPLITK the partial
+//              tile out and, by the last slice, SPLITK partials read back), and the launch.
+// A configuration whose accumulators and fragments would pass 255 registers a thread is
+// never predicted (it would spill). The constants are the H200's, fitted to the
+// measurements kept in tests/data/gemm_shape_h200.json (scripts/gemm-shape-bench calib):
+// there, the configuration predicted best reaches 0.96 of the best measured one (geometric
+// mean over 36 problems; 0.77 at least, dmma at 3001x5003x997, where 64x64 tiles beat
+// the 128x128 that win at every aligned size); tests/test_gemm_shape_model.cpp keeps it so.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetbench/device.hpp"
+#include "hetbench/op.hpp"
+#include "hetbench/variant.hpp"
+
+namespace hetbench::tuning {
+
+// The machine as the model sees it.
+struct ModelDevice {
+  int sms = 132;
+  double clock_hz = 1.98e9;
+  double regs_per_sm = 65536;
+  int threads_per_sm = 2048;
+  int blocks_per_sm = 32;
+  double smem_per_sm = 228 * 1024;
+  double l2_bytes_per_clock = 48;   // one SM's share of L2 bandwidth, as the tiles see it
+  double dram_bytes_per_s = 4.0e12;
+  double launch_s = 4e-6;           // a launch, start to end, empty
+  double block_fixed_clocks = 500;  // a block's prologue: the first k-tile's latency
+  double warps_to_hide = 8;         // resident warps from which latency is hidden ...
+  double hiding_exponent = 0.75;    // ... as (warps / warps_to_hide)^hiding_exponent below
+  double sustained = 0.9;           // the share of the SM's multiply-add rate a main loop sustains
+  double step_clocks = 8;           // a block's k-step beyond its multiply-adds (loop, barrier share)
+  static ModelDevice of(const DeviceInfo& d);
+};
+
+struct GemmShape {
+  double m = 0, n = 0, k = 0;
+  int elem_bytes = 4;
+  bool beta = false;  // C is read (beta != 0)
+};
+
+struct Prediction {
+  double seconds = 0;
+  int occupancy = 0;     // blocks per SM
+  double waves = 0;      // blocks per SM / occupancy, on the busiest SM
+  double efficiency = 0; // the wave's rate against F
+  std::string why;       // "64x64 tiles, 256 blocks x SPLITK 2, 2.0 waves of 8 per SM, ..."
+};
+
+// Multiply-adds per cycle per SM at the variant's best: a tensor-core variant (an mma
+// SHAPE parameter) or SIMT, by precision. Devices other than NVIDIA's scale by clock and SMs.
+double fma_per_clock(const Variant& v, Precision p);
+
+// The predicted time of one configuration (the values of the vocabulary above; those the
+// variant lacks take neutral values).
+Prediction predict_gemm(const ParamValues& pv, const GemmShape& g, const ModelDevice& d, double fma_per_clock);
+
+struct ModelChoice {
+  ParamValues values;  // every parameter of the variant
+  Prediction predicted;
+};
+
+// Whether the model applies: a CUDA GEMM variant with BM, BN, WM and WN parameters.
+bool shape_model_applies(const Variant& v);
+
+// The variant's configurations ranked by predicted time, best first, at most `top`:
+// the parameters named in `fixed` keep those values (the command line's), the model's
+// (BM, BN, WM, WN, TM, TN from the candidates, SPLITK over its domain) vary, the rest keep
+// `base`; every configuration returned passes the variant's constraints on this device and
+// problem. Predictions within 2 % of the best tie: the fewest slices win, then the
+// candidates' order.
+std::vector<ModelChoice> rank_gemm_configs(const Variant& v, const Device& dev, const Sizes& s, Precision p,
+                                           const ParamValues& base, const std::vector<std::string>& fixed,
+                                           std::size_t top = 1);
+
+}  // namespace hetbench::tuning
