@@ -119,12 +119,15 @@ TEST(ProblemClass, ShapesBucketsAndDistances) {
   auto g = [](long long m, long long n, long long k) {
     return classify_features("gemm", {{"m", m}, {"n", n}, {"k", k}});
   };
-  EXPECT_EQ(g(4096, 4096, 4096).label, "2^12 square");
-  EXPECT_EQ(g(3001, 5003, 997).label, "2^11 flat odd");
-  EXPECT_EQ(g(1024, 8192, 1024).label, "2^11 wide");
-  EXPECT_EQ(g(8192, 1024, 1024).label, "2^11 tall");
-  EXPECT_EQ(g(4096, 4096, 256).label, "2^11 flat");
-  EXPECT_EQ(g(256, 256, 65536).label, "2^11 skinny");
+  EXPECT_EQ(g(4096, 4096, 4096).label, "m 2^12 n 2^12 k 2^12 square");
+  EXPECT_EQ(g(3001, 5003, 997).label, "m 2^11.5 n 2^12.5 k 2^10 flat odd");
+  EXPECT_EQ(g(1024, 8192, 1024).label, "m 2^10 n 2^13 k 2^10 wide");
+  EXPECT_EQ(g(8192, 1024, 1024).label, "m 2^13 n 2^10 k 2^10 tall");
+  EXPECT_EQ(g(4096, 4096, 256).label, "m 2^12 n 2^12 k 2^8 flat");
+  EXPECT_EQ(g(256, 256, 65536).label, "m 2^8 n 2^8 k 2^16 skinny");
+  // Shapes one campaign tunes apart keep apart keys.
+  EXPECT_NE(g(768, 768, 768).label, g(1024, 1024, 1024).label);
+  EXPECT_NE(g(256, 256, 16384).label, g(512, 512, 8192).label);
   EXPECT_DOUBLE_EQ(distance(g(4096, 4096, 4096), g(8192, 4096, 4096)), 1);
   EXPECT_DOUBLE_EQ(distance(g(4096, 4096, 4096), g(4096, 4096, 4000)), std::sqrt(std::pow(std::log2(4096.0 / 4000), 2) + 1));
   auto s = [](double rows, double mean, double max, double sd) {

@@ -12,6 +12,7 @@
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
 #include "tuning/db.hpp"
+#include "tuning/shipped.hpp"
 #include "util/json_file.hpp"
 #include "util/text_table.hpp"
 
@@ -30,21 +31,50 @@ std::string db_path(const std::string& option) {
 
 std::string params_text(const ParamValues& p) { return p.empty() ? "-" : format_params(p); }
 
+// Whether an entry can be used now: "" (its variant is loaded and unchanged), "stale"
+// (the variant's source or metadata changed since) or "not loaded".
+std::string entry_state(const TuningEntry& e, const std::map<std::string, std::string>& current) {
+  auto it = current.find(e.variant_id);
+  if (it == current.end()) return "not loaded";
+  return it->second == e.variant_hash ? "" : "stale";
+}
+
+std::map<std::string, std::string> current_hashes() {
+  std::map<std::string, std::string> current;  // variant id -> its hash now
+  for (const auto& v : all_variants()) current[v->id()] = tuning::variant_hash(*v);
+  return current;
+}
+
+// The user's entries, then the shipped ones (docs/tuning-db.md): each with its layer,
+// and marked where its variant changed since it was tuned (such an entry is never used).
 int list(const std::string& path) {
   auto db = TuningDb::open_if_exists(path);
-  if (!db) {
-    fmt::print(stderr, "hetbench: no tuning database at {} yet\n", path);
-    return 0;
-  }
-  const auto entries = db->list();
-  std::vector<TextRow> rows{{"id", "device", "variant", "prec", "storage", "class", "params", "rate", "strategy"}};
-  for (const auto& e : entries)
-    rows.push_back({std::to_string(e.id), e.device.name, e.variant_id, std::string(name(e.precision)),
-                    e.storage.empty() ? "-" : e.storage, e.problem.label,
-                    params_text(e.params) + (e.layout ? " @" + describe(*e.layout) : ""),
+  const auto current = current_hashes();
+  std::vector<TextRow> rows{{"id", "layer", "device", "variant", "prec", "storage", "class", "params", "rate", "strategy"}};
+  auto add = [&](const TuningEntry& e, const std::string& layer) {
+    const auto state = entry_state(e, current);
+    rows.push_back({std::to_string(e.id), layer + (state.empty() ? "" : " (" + state + ")"), e.device.name,
+                    e.variant_id, std::string(name(e.precision)), e.storage.empty() ? "-" : e.storage,
+                    e.problem.label, params_text(e.params) + (e.layout ? " @" + describe(*e.layout) : ""),
                     fmt::format("{:.4g} {}", e.rate, e.unit), e.strategy.empty() ? "-" : e.strategy});
-  fmt::print("{}", aligned_table(rows, {true, false, false, false, false, false, false, true, false}));
-  fmt::print(stderr, "hetbench: {} entries in {}\n", entries.size(), path);
+  };
+  const auto entries = db ? db->list() : std::vector<TuningEntry>{};
+  for (const auto& e : entries) add(e, "user");
+  const auto dir = tuning::shipped_dir();
+  const auto shipped = dir.empty() ? std::vector<tuning::ShippedEntry>{} : tuning::read_shipped(dir);
+  int stale = 0;
+  for (const auto& s : shipped) {
+    add(s.entry, "shipped " + s.file);
+    stale += entry_state(s.entry, current) == "stale";
+  }
+  if (rows.size() > 1)
+    fmt::print("{}", aligned_table(rows, {true, false, false, false, false, false, false, false, true, false}));
+  if (db) fmt::print(stderr, "hetbench: {} entries in {}\n", entries.size(), path);
+  else fmt::print(stderr, "hetbench: no tuning database at {} yet\n", path);
+  if (!dir.empty())
+    fmt::print(stderr, "hetbench: {} shipped entries in {}{}\n", shipped.size(), dir,
+               stale ? fmt::format(" ({} stale: their kernels changed since the campaign; they are not used)", stale)
+                     : "");
   return 0;
 }
 
@@ -105,8 +135,7 @@ std::chrono::seconds age(const std::string& s) {
 int prune(const std::string& path, const std::string& device, const std::string& older) {
   if (!TuningDb::open_if_exists(path)) throw Error(fmt::format("tuning database {} does not exist", path));
   TuningDb db(path);
-  std::map<std::string, std::string> current;  // variant id -> its hash now
-  for (const auto& v : all_variants()) current[v->id()] = tuning::variant_hash(*v);
+  const auto current = current_hashes();
   std::string cutoff;
   if (!older.empty())
     cutoff = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
@@ -152,7 +181,7 @@ Command add_db(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   sub->add_option("--db", o->db, "database file (default: $HETBENCH_DB or ~/.local/share/hetbench/tuning.db)");
   sub->require_subcommand(1, 1);
-  auto* l = sub->add_subcommand("list", "one line per entry");
+  auto* l = sub->add_subcommand("list", "one line per entry: the database's, then those shipped with hetbench (tuned/)");
   auto* s = sub->add_subcommand("show", "everything about one entry, as JSON");
   s->add_option("id", o->id, "entry id (see list)")->required();
   auto* x = sub->add_subcommand("export", "every entry as JSON");

@@ -19,6 +19,7 @@
 #include "hetbench/error.hpp"
 #include "hetbench/record.hpp"
 #include "tuning/db.hpp"
+#include "tuning/shipped.hpp"
 
 namespace hetbench {
 
@@ -87,9 +88,9 @@ PointRecord measure_planned_point(int index, const Plan& plan, const PlannedPoin
 int run_experiment(const Experiment& e, std::filesystem::path* dir, const ResumeOptions* resume) {
   // The tuning database, read only: a missing file means nothing is tuned yet.
   const auto db_path = tuning::resolve_db_path(e.db);
-  const auto db = db_path.empty() ? nullptr : tuning::TuningDb::open_if_exists(db_path);
+  const auto db = tuning::open_lookup(db_path);
   const Plan plan = plan_experiment(e, db.get());
-  return run_plan(e, plan, dir, db ? db_path : std::string(), resume);
+  return run_plan(e, plan, dir, db->user() ? db_path : std::string(), resume);
 }
 
 int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, const std::string& tuning_db,

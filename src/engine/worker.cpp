@@ -14,6 +14,7 @@
 #include "hetbench/error.hpp"
 #include "kernel/foreign/foreign.hpp"
 #include "tuning/db.hpp"
+#include "tuning/shipped.hpp"
 
 namespace hetbench {
 
@@ -77,7 +78,7 @@ bool context_lost(const std::string& message) {
 
 struct WorkerState {
   Experiment e;
-  std::unique_ptr<tuning::TuningDb> db;
+  std::unique_ptr<tuning::LayeredLookup> db;
   std::unique_ptr<Plan> own_plan;
   const Plan* plan = nullptr;        // own_plan, or one a planner owns (`owner`)
   std::shared_ptr<void> owner;
@@ -101,7 +102,7 @@ void set_up(const nlohmann::json& m, WorkerState& st) {
     st.e.runs.back().whole_domains = m.at("whole_domains").at(i).get<bool>();
   }
   const auto db_path = m.at("db").get<std::string>();
-  if (!db_path.empty()) st.db = tuning::TuningDb::open_if_exists(db_path);
+  st.db = tuning::open_lookup(db_path);
   st.own_plan = std::make_unique<Plan>(plan_experiment(st.e, st.db.get()));
   st.plan = st.own_plan.get();
   st.inputs = std::make_unique<PointInputs>(*st.plan, st.e.seed);

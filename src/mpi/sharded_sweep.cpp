@@ -25,6 +25,7 @@
 #include "mpi/shard.hpp"
 #include "mpi/world.hpp"
 #include "tuning/db.hpp"
+#include "tuning/shipped.hpp"
 
 namespace hetbench::mpi {
 
@@ -40,8 +41,8 @@ struct Planned {
 Planned plan_here(const Experiment& e) {
   Planned p;
   p.db_path = tuning::resolve_db_path(e.db);
-  const auto db = p.db_path.empty() ? nullptr : tuning::TuningDb::open_if_exists(p.db_path);
-  if (!db) p.db_path.clear();
+  const auto db = tuning::open_lookup(p.db_path);
+  if (!db->user()) p.db_path.clear();
   p.plan = plan_experiment(e, db.get());
   return p;
 }

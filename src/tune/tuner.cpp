@@ -22,6 +22,7 @@
 #include "tune/search.hpp"
 #include "tune/summary.hpp"
 #include "tune/ties.hpp"
+#include "tuning/gemm_shape_model.hpp"
 #include "util/json_file.hpp"
 #include "util/random.hpp"
 
@@ -106,6 +107,16 @@ Space space_of(const Plan& plan, const Task& t) {
   return Space(std::move(axes), std::move(configs));
 }
 
+// Starts a tuning takes from the GEMM shape model, at most (and at most half the budget).
+constexpr std::size_t kModelStarts = 8;
+
+// The GEMM shape model's best-predicted configurations of the space, best first, at most
+// n (docs/tuning.md): a tuning starts where the model expects the fastest, so that a small
+// budget finds what the model alone would take and searches around it. Axes of one value
+// (a --param of one value) stay fixed; empty for variants the model does not apply to.
+std::vector<ParamValues> model_starts(const Space& space, const Variant& v, const Device& dev, const Sizes& problem,
+                                      Precision p, std::size_t n);
+
 // The configuration of a parameter set in the space; space.size() when a value lies
 // outside the asked range or the constraints pruned it. The layout axis takes its default.
 std::size_t config_of(const Space& space, const ParamValues& p) {
@@ -123,6 +134,24 @@ std::size_t config_of(const Space& space, const ParamValues& p) {
     c.push_back(static_cast<int>(v - a.values.begin()));
   }
   return space.find(c);
+}
+
+std::vector<ParamValues> model_starts(const Space& space, const Variant& v, const Device& dev, const Sizes& problem,
+                                      Precision p, std::size_t n) {
+  std::vector<ParamValues> out;
+  if (n == 0 || !tuning::shape_model_applies(v)) return out;
+  ParamValues base = v.defaults();
+  std::vector<std::string> fixed;
+  for (const auto& a : space.axes())
+    if (a.name != kLayoutAxis && a.values.size() == 1) {
+      base[a.name] = a.values.front();
+      fixed.push_back(a.name);
+    }
+  for (auto& c : tuning::rank_gemm_configs(v, dev, problem, p, base, fixed, 4 * n)) {
+    if (out.size() >= n) break;
+    if (config_of(space, c.values) < space.size()) out.push_back(std::move(c.values));
+  }
+  return out;
 }
 
 Measured measured_of(std::size_t config, const nlohmann::json& rec) {
@@ -287,21 +316,33 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
       start_params = starts ? starts(TaskRef{*run.devices[head.device], *head.variant, *run.op, head.prec,
                                              run.sizes[head.size], e.seed})
                             : std::vector<ParamValues>{};
+    const std::size_t budget = s.budget.evaluations(space.size());
+    // The shape model's starts come first, then the database's; recorded with the others,
+    // so that a resume starts where the first session did.
+    std::size_t from_model = 0;
+    if (!recorded_starts(mine, writer->dir().string())) {
+      auto model = model_starts(space, *head.variant, *run.devices[head.device], run.sizes[head.size], head.prec,
+                                std::min<std::size_t>(kModelStarts, std::max<std::size_t>(1, budget / 2)));
+      from_model = model.size();
+      start_params->insert(start_params->begin(), model.begin(), model.end());
+    }
     std::vector<std::size_t> start_configs;
     for (const auto& pv : *start_params)
       if (const auto i = config_of(space, pv);
           i < space.size() && std::find(start_configs.begin(), start_configs.end(), i) == start_configs.end())
         start_configs.push_back(i);
-    const std::size_t budget = s.budget.evaluations(space.size());
     // A time budget is shared by the tasks left, so time a small space leaves over goes on.
     const double time_share = s.budget.seconds() > 0 ? (s.budget.seconds() - time_used) / (tasks.size() - k) : 0;
     fmt::print(stderr, "hetbench: tuning {} on {} in {} at {}: {} configurations ({} pruned by constraints), budget {}\n",
                head.variant->id(), run.devices[head.device]->id(), name(head.prec),
                format_sizes(run.sizes[head.size]) + layouts_text(t.layouts),
                space.size(), t.pruned, s.budget.seconds() > 0 ? fmt::format("{:.0f}s", time_share) : std::to_string(budget));
-    if (!start_params->empty())
+    if (from_model)
+      fmt::print(stderr, "hetbench: the search starts from the shape model's {} best-predicted configuration(s)\n",
+                 from_model);
+    if (start_params->size() > from_model)
       fmt::print(stderr, "hetbench: the search starts from {} parameter set(s) of the tuning database{}\n",
-                 start_configs.size(),
+                 start_configs.size() - std::min(start_configs.size(), from_model),
                  start_configs.size() < start_params->size()
                      ? fmt::format(" ({} more lie outside this space)", start_params->size() - start_configs.size())
                      : "");

@@ -76,7 +76,11 @@ struct LookupHit {
   TuningEntry entry;
   double distance = 0;  // problem-class distance (docs/tuning-db.md)
   Fallback level = Fallback::SameDevice;
+  std::string layer;    // empty: the user's database; else the shipped file ("shipped nvidia-h200.json")
 };
+// How a hit is named in param_source and auto's reason: "db:12 same device, distance 0"
+// or "shipped nvidia-h200.json:3 same device, distance 0".
+std::string describe(const LookupHit& h);
 
 // One variant as the lookup sees it.
 struct VariantKey {

@@ -57,7 +57,11 @@ ProblemClass gemm_class(const nlohmann::json& f) {
   else if (hi == m) shape = "tall";
   else if (hi == n) shape = "wide";
   else shape = "skinny";
-  c.label = fmt::format("2^{} {}{}", bucket(lg(std::cbrt(m * n * k))), shape, odd ? " odd" : "");
+  // Half-octave buckets per dimension: the label is the database's key, and shapes a
+  // shipped campaign tunes apart (768 and 1024, 256x256x16384 and 512x512x8192) must not
+  // share one.
+  const auto half = [](double x) { return std::round(2 * lg(x)) / 2; };
+  c.label = fmt::format("m 2^{:g} n 2^{:g} k 2^{:g} {}{}", half(m), half(n), half(k), shape, odd ? " odd" : "");
   c.features = {{"m", m}, {"n", n}, {"k", k}};
   return c;
 }
