@@ -9,6 +9,7 @@
 #include "hetbench/op.hpp"
 #include "hetbench/variant.hpp"
 #include "solve/device_scalars.hpp"
+#include "test_util.hpp"
 
 #ifdef HETBENCH_HAVE_CUDA
 #include <nvrtc.h>
@@ -29,19 +30,7 @@ struct Built {
 // An H200-like CUDA device that builds nothing and launches nothing.
 class SourceCapture final : public Device {
  public:
-  SourceCapture() {
-    info_.id = "cuda:0";
-    info_.backend = BackendKind::Cuda;
-    info_.name = "NVRTC compile check";
-    info_.type = "gpu";
-    info_.compute_units = 132;
-    info_.max_wg = 1024;
-    info_.pref_wg_multiple = 32;
-    info_.local_mem = 48 * 1024;
-    info_.local_mem_launch = 227 * 1024;
-    info_.fp64 = true;
-    info_.global_mem = info_.max_alloc = 1ull << 36;
-  }
+  SourceCapture() : info_(test::h200_info("NVRTC compile check")) {}
   const DeviceInfo& info() const override { return info_; }
   std::unique_ptr<Buffer> alloc(std::size_t) override { throw Error("the compile check allocates nothing"); }
   void finish() override {}

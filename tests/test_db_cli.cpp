@@ -54,6 +54,12 @@ TEST_F(DbCli, ListShowExportImportPrune) {
   EXPECT_THAT(r.output, HasSubstr("host/dot/omp"));
   EXPECT_THAT(r.output, HasSubstr("n=2^12"));
   EXPECT_THAT(r.output, HasSubstr("3 entries"));
+  // Each line says its layer; an entry of a changed kernel is marked, and the entries
+  // shipped in tuned/ follow the user's.
+  EXPECT_THAT(r.output, HasSubstr("user (stale)"));
+  EXPECT_THAT(r.output, HasSubstr("user (not loaded)"));
+  EXPECT_THAT(r.output, HasSubstr("shipped nvidia-h200.json"));
+  EXPECT_THAT(r.output, HasSubstr("shipped entries in"));
   r = hb("db --db " + db + " show 1");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("\"BLOCK\": 1024"));

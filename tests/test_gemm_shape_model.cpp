@@ -16,6 +16,7 @@
 #include "engine/plan.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/op.hpp"
+#include "test_util.hpp"
 #include "tuning/gemm_shape_model.hpp"
 
 namespace hetbench {
@@ -26,20 +27,7 @@ using testing::HasSubstr;
 // The H200 as the CUDA backend describes it; nothing runs on it.
 class H200 final : public Device {
  public:
-  H200() {
-    info_.id = "cuda:0";
-    info_.backend = BackendKind::Cuda;
-    info_.name = "NVIDIA H200 (model test)";
-    info_.type = "gpu";
-    info_.compute_units = 132;
-    info_.max_clock_mhz = 1980;
-    info_.max_wg = 1024;
-    info_.pref_wg_multiple = 32;
-    info_.local_mem = 48 * 1024;
-    info_.local_mem_launch = 227 * 1024;
-    info_.fp64 = true;
-    info_.global_mem = info_.max_alloc = 140ull << 30;
-  }
+  H200() : info_(test::h200_info("NVIDIA H200 (model test)")) { info_.global_mem = info_.max_alloc = 140ull << 30; }
   const DeviceInfo& info() const override { return info_; }
   std::unique_ptr<Buffer> alloc(std::size_t) override { throw Error("the model test allocates nothing"); }
   void finish() override {}

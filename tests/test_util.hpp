@@ -85,6 +85,25 @@ inline pid_t spawn_hetbench(const std::string& args) {
 
 inline std::string source_dir() { return HETBENCH_SOURCE_DIR; }
 
+// An NVIDIA H200 as the CUDA backend describes it, for fakes that build or run nothing
+// (the NVRTC compile check, the GEMM shape model's tests).
+inline DeviceInfo h200_info(std::string name) {
+  DeviceInfo d;
+  d.id = "cuda:0";
+  d.backend = BackendKind::Cuda;
+  d.name = std::move(name);
+  d.type = "gpu";
+  d.compute_units = 132;
+  d.max_clock_mhz = 1980;
+  d.max_wg = 1024;
+  d.pref_wg_multiple = 32;
+  d.local_mem = 48 * 1024;
+  d.local_mem_launch = 227 * 1024;
+  d.fp64 = true;
+  d.global_mem = d.max_alloc = 1ull << 36;
+  return d;
+}
+
 inline void write_text(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
 
 // An experiment's JSON file (experiment.json, a tuning record), parsed.
