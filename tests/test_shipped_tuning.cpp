@@ -77,6 +77,14 @@ TEST(ShippedTuning, UserEntriesWinAndShippedOnesServeOnlyTheirOwnProblems) {
   EXPECT_EQ(hit->layer, "shipped b.json");
   // A neighbour the campaign did not measure is the shape model's, not the entry's.
   EXPECT_FALSE(only_shipped.lookup(gemm_query(2048, 4096, 4096)));
+  // Another architecture of the vendor finds nothing shipped: the model is the better guess.
+  auto other = gemm_query(256, 256, 16384);
+  other.device.name = "NVIDIA A100";
+  other.device.arch = "sm_80";
+  EXPECT_FALSE(only_shipped.lookup(other));
+  other.device.arch = "sm_90";  // the architecture's other parts: yes
+  ASSERT_TRUE(only_shipped.lookup(other));
+  EXPECT_EQ(only_shipped.lookup(other)->level, Fallback::SameArch);
   // A changed kernel (another hash) finds nothing shipped.
   auto q = gemm_query(256, 256, 16384);
   q.variants[0].hash = "h2";

@@ -58,7 +58,9 @@ std::optional<LookupHit> LayeredLookup::lookup(const LookupQuery& q) const {
   if (user_)
     if (auto hit = user_->lookup(q)) return hit;
   for (auto& hit : ranked(entries_, q)) {
-    if (hit.distance > kShippedReach) continue;
+    // A shipped entry speaks for its device and architecture: another of the vendor's
+    // chips (other SM counts, caches, instructions) is the shape model's to judge.
+    if (hit.distance > kShippedReach || hit.level == Fallback::SameVendor) continue;
     hit.layer = "shipped " + shipped_[static_cast<std::size_t>(hit.entry.id - 1)].file;
     return std::move(hit);
   }

@@ -17,7 +17,8 @@ struct ShippedEntry {
   std::string file;  // the file's name within the folder
 };
 
-// Problem-class distance within which a shipped entry is used: its campaign's own shapes
+// A shipped entry is used on its own device or architecture (never for another chip of
+// the vendor), within this problem-class distance: its campaign's own shapes
 // (and sizes within about 20 % of them), not their neighbourhood; the GEMM shape model
 // serves the rest.
 inline constexpr double kShippedReach = 0.25;
