@@ -36,14 +36,7 @@ std::string kernel_schema() { return source_dir() + "/tests/schemas/T1-input-1.0
 // Large spaces are sampled with a seeded generator (the seed is in the failure message).
 std::vector<std::string> space(const KernelVariant& v, std::uint64_t seed) {
   const Op& op = find_op(v.op);
-  DeviceInfo dev;
-  dev.type = "gpu";
-  dev.compute_units = 132;
-  dev.max_wg = 1024;
-  dev.pref_wg_multiple = 32;
-  dev.local_mem = 48 * 1024;
-  dev.local_mem_launch = 227 * 1024;
-  dev.fp64 = true;
+  const DeviceInfo dev = h200_info("T1 space");
   Vars base = device_vars(dev, v.precisions.front());
   double dim = 3001;
   for (const auto& a : op.signature().axes)

@@ -51,22 +51,21 @@ int list(const std::string& path) {
   auto db = TuningDb::open_if_exists(path);
   const auto current = current_hashes();
   std::vector<TextRow> rows{{"id", "layer", "device", "variant", "prec", "storage", "class", "params", "rate", "strategy"}};
+  // Adds a line; returns the entry's state.
   auto add = [&](const TuningEntry& e, const std::string& layer) {
-    const auto state = entry_state(e, current);
+    auto state = entry_state(e, current);
     rows.push_back({std::to_string(e.id), layer + (state.empty() ? "" : " (" + state + ")"), e.device.name,
                     e.variant_id, std::string(name(e.precision)), e.storage.empty() ? "-" : e.storage,
                     e.problem.label, params_text(e.params) + (e.layout ? " @" + describe(*e.layout) : ""),
                     fmt::format("{:.4g} {}", e.rate, e.unit), e.strategy.empty() ? "-" : e.strategy});
+    return state;
   };
   const auto entries = db ? db->list() : std::vector<TuningEntry>{};
   for (const auto& e : entries) add(e, "user");
   const auto dir = tuning::shipped_dir();
   const auto shipped = dir.empty() ? std::vector<tuning::ShippedEntry>{} : tuning::read_shipped(dir);
   int stale = 0;
-  for (const auto& s : shipped) {
-    add(s.entry, "shipped " + s.file);
-    stale += entry_state(s.entry, current) == "stale";
-  }
+  for (const auto& s : shipped) stale += add(s.entry, "shipped " + s.file) == "stale";
   if (rows.size() > 1)
     fmt::print("{}", aligned_table(rows, {true, false, false, false, false, false, false, false, true, false}));
   if (db) fmt::print(stderr, "hetbench: {} entries in {}\n", entries.size(), path);

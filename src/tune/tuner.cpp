@@ -107,16 +107,6 @@ Space space_of(const Plan& plan, const Task& t) {
   return Space(std::move(axes), std::move(configs));
 }
 
-// Starts a tuning takes from the GEMM shape model, at most (and at most half the budget).
-constexpr std::size_t kModelStarts = 8;
-
-// The GEMM shape model's best-predicted configurations of the space, best first, at most
-// n (docs/tuning.md): a tuning starts where the model expects the fastest, so that a small
-// budget finds what the model alone would take and searches around it. Axes of one value
-// (a --param of one value) stay fixed; empty for variants the model does not apply to.
-std::vector<ParamValues> model_starts(const Space& space, const Variant& v, const Device& dev, const Sizes& problem,
-                                      Precision p, std::size_t n);
-
 // The configuration of a parameter set in the space; space.size() when a value lies
 // outside the asked range or the constraints pruned it. The layout axis takes its default.
 std::size_t config_of(const Space& space, const ParamValues& p) {
@@ -136,6 +126,13 @@ std::size_t config_of(const Space& space, const ParamValues& p) {
   return space.find(c);
 }
 
+// Starts a tuning takes from the GEMM shape model, at most (and at most half the budget).
+constexpr std::size_t kModelStarts = 8;
+
+// The GEMM shape model's best-predicted configurations of the space, best first, at most
+// n (docs/tuning.md): a tuning starts where the model expects the fastest, so that a small
+// budget finds what the model alone would take and searches around it. Axes of one value
+// (a --param of one value) stay fixed; empty for variants the model does not apply to.
 std::vector<ParamValues> model_starts(const Space& space, const Variant& v, const Device& dev, const Sizes& problem,
                                       Precision p, std::size_t n) {
   std::vector<ParamValues> out;
@@ -312,7 +309,8 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
     // evaluation: a resume repeats the search even where the database changed since
     // (by this tuning's own entries of earlier tasks, for one).
     auto start_params = recorded_starts(mine, writer->dir().string());
-    if (!start_params)
+    const bool resumed = start_params.has_value();
+    if (!resumed)
       start_params = starts ? starts(TaskRef{*run.devices[head.device], *head.variant, *run.op, head.prec,
                                              run.sizes[head.size], e.seed})
                             : std::vector<ParamValues>{};
@@ -320,7 +318,7 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
     // The shape model's starts come first, then the database's; recorded with the others,
     // so that a resume starts where the first session did.
     std::size_t from_model = 0;
-    if (!recorded_starts(mine, writer->dir().string())) {
+    if (!resumed) {
       auto model = model_starts(space, *head.variant, *run.devices[head.device], run.sizes[head.size], head.prec,
                                 std::min<std::size_t>(kModelStarts, std::max<std::size_t>(1, budget / 2)));
       from_model = model.size();

@@ -15,11 +15,9 @@ long long get(const ParamValues& pv, const char* k, long long dflt) {
   return it == pv.end() ? dflt : it->second;
 }
 
-// Relative difference of predicted times below which two configurations tie.
-constexpr double kTie = 0.02;
-
-// The parameters the model ranges over, in the order they are enumerated.
-constexpr const char* kModelParams[] = {"BM", "BN", "WM", "WN", "TM", "TN", "SPLITK"};
+// The tile parameters the model ranges over without candidates, in enumeration order
+// (SPLITK, the other parameter it ranges over, is taken from its whole domain).
+constexpr const char* kTileParams[] = {"BM", "BN", "WM", "WN", "TM", "TN"};
 
 }  // namespace
 
@@ -113,6 +111,16 @@ Prediction predict_gemm(const ParamValues& pv, const GemmShape& g, const ModelDe
   return out;
 }
 
+void prefer_fewer_slices_among_ties(std::vector<ModelChoice>& sorted) {
+  if (sorted.empty()) return;
+  const double limit = sorted.front().predicted.seconds * (1 + kTie);
+  const auto head =
+      std::find_if(sorted.begin(), sorted.end(), [&](const ModelChoice& c) { return c.predicted.seconds > limit; });
+  std::stable_sort(sorted.begin(), head, [](const ModelChoice& a, const ModelChoice& b) {
+    return get(a.values, "SPLITK", 1) < get(b.values, "SPLITK", 1);
+  });
+}
+
 bool shape_model_applies(const Variant& v) {
   return v.op == "gemm" && v.backend == BackendKind::Cuda && v.param("BM") && v.param("BN") && v.param("WM") &&
          v.param("WN");
@@ -140,9 +148,9 @@ std::vector<ParamValues> tile_candidates(const Variant& v, const ParamValues& ba
   }
   if (!out.empty()) return out;
   out = {base};
-  for (const char* name : kModelParams) {
+  for (const char* name : kTileParams) {
     const ParamDef* d = v.param(name);
-    if (!d || std::string(name) == "SPLITK" || is_fixed(name)) continue;
+    if (!d || is_fixed(name)) continue;
     std::vector<ParamValues> next;
     for (const auto& pv : out)
       for (long long x : d->values) {
@@ -200,16 +208,7 @@ std::vector<ModelChoice> rank_gemm_configs(const Variant& v, const Device& dev, 
     if (out.size() >= top && c.predicted.seconds > out.front().predicted.seconds * (1 + kTie)) break;
     if (v.violated_constraint(dev, s, p, c.values).empty()) out.push_back(std::move(c));
   }
-  // Predictions within kTie of the best are no evidence: among those the fewest slices
-  // (less traffic, the plain sum order) come first, then the order of the candidates (the
-  // metadata lists its best-known tiles first, and `out` keeps their order among equal times).
-  if (!out.empty()) {
-    const double limit = out.front().predicted.seconds * (1 + kTie);
-    const auto head = std::find_if(out.begin(), out.end(), [&](const ModelChoice& c) { return c.predicted.seconds > limit; });
-    std::stable_sort(out.begin(), head, [](const ModelChoice& a, const ModelChoice& b) {
-      return get(a.values, "SPLITK", 1) < get(b.values, "SPLITK", 1);
-    });
-  }
+  prefer_fewer_slices_among_ties(out);
   if (out.size() > top) out.resize(top);
   return out;
 }

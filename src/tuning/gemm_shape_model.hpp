@@ -88,6 +88,15 @@ struct ModelChoice {
   Prediction predicted;
 };
 
+// Relative difference of predicted times below which two configurations tie.
+inline constexpr double kTie = 0.02;
+
+// Reorders configurations sorted by predicted time: those within kTie of the first are no
+// evidence apart, and among them the fewest slices (less traffic, the plain summation
+// order) come first, in their order otherwise (the faster predicted, or for equal times
+// the candidates' order).
+void prefer_fewer_slices_among_ties(std::vector<ModelChoice>& sorted);
+
 // Whether the model applies: a CUDA GEMM variant with BM, BN, WM and WN parameters.
 bool shape_model_applies(const Variant& v);
 
@@ -95,8 +104,7 @@ bool shape_model_applies(const Variant& v);
 // the parameters named in `fixed` keep those values (the command line's), the model's
 // (BM, BN, WM, WN, TM, TN from the candidates, SPLITK over its domain) vary, the rest keep
 // `base`; every configuration returned passes the variant's constraints on this device and
-// problem. Predictions within 2 % of the best tie: the fewest slices win, then the
-// candidates' order.
+// problem. Predictions within kTie of the best tie (prefer_fewer_slices_among_ties).
 std::vector<ModelChoice> rank_gemm_configs(const Variant& v, const Device& dev, const Sizes& s, Precision p,
                                            const ParamValues& base, const std::vector<std::string>& fixed,
                                            std::size_t top = 1);

@@ -50,8 +50,12 @@ std::string shipped_dir() {
 }
 
 LayeredLookup::LayeredLookup(std::unique_ptr<TuningDb> user, std::vector<ShippedEntry> shipped)
-    : user_(std::move(user)), shipped_(std::move(shipped)) {
-  for (const auto& s : shipped_) entries_.push_back(s.entry);
+    : user_(std::move(user)) {
+  for (auto& s : shipped) {
+    entries_.push_back(std::move(s.entry));
+    entries_.back().id = static_cast<std::int64_t>(entries_.size());  // read_shipped's numbering: the place
+    files_.push_back(std::move(s.file));
+  }
 }
 
 std::optional<LookupHit> LayeredLookup::lookup(const LookupQuery& q) const {
@@ -61,7 +65,7 @@ std::optional<LookupHit> LayeredLookup::lookup(const LookupQuery& q) const {
     // A shipped entry speaks for its device and architecture: another of the vendor's
     // chips (other SM counts, caches, instructions) is the shape model's to judge.
     if (hit.distance > kShippedReach || hit.level == Fallback::SameVendor) continue;
-    hit.layer = "shipped " + shipped_[static_cast<std::size_t>(hit.entry.id - 1)].file;
+    hit.layer = "shipped " + files_[static_cast<std::size_t>(hit.entry.id - 1)];
     return std::move(hit);
   }
   return std::nullopt;

@@ -37,12 +37,11 @@ class LayeredLookup final : public TuningLookup {
   LayeredLookup(std::unique_ptr<TuningDb> user, std::vector<ShippedEntry> shipped);
   std::optional<LookupHit> lookup(const LookupQuery& q) const override;
   const TuningDb* user() const { return user_.get(); }
-  const std::vector<ShippedEntry>& shipped() const { return shipped_; }
 
  private:
   std::unique_ptr<TuningDb> user_;
-  std::vector<ShippedEntry> shipped_;
-  std::vector<TuningEntry> entries_;  // shipped_'s entries, for `nearest`
+  std::vector<TuningEntry> entries_;  // the shipped entries (ids 1..), as `ranked` takes them
+  std::vector<std::string> files_;    // files_[id - 1]: the entry's file
 };
 
 // The lookup `run` plans with: the database at `db_path` where it exists (empty: none)
