@@ -116,9 +116,14 @@ TEST(Rounds, FreshBuffersHoldTheOperandsTheFirstOnesHeld) {
 
 TEST(Rounds, AdaptiveRoundsShareTheBudgetAndOneRoundIsOnePlacement) {
   RunSpec r = dot_run("host", "loop");
+  // The boundaries here follow the sample count alone, so that a stalled machine (a 2 ms
+  // sample, a wall-clock cap reached before the first boundary) cannot move them: a
+  // minimum time of 1 µs every sample exceeds, a noise target every point meets at its
+  // first check, and a wall-clock cap no run comes near.
   r.min_samples = 12;
-  r.min_time = 0.002;
-  r.timeout = 2;
+  r.min_time = 1e-6;
+  r.max_noise = 100;
+  r.timeout = 600;
   {
     Placements seen;
     const auto recs = run_points(r);  // the default: 4 rounds
@@ -127,8 +132,8 @@ TEST(Rounds, AdaptiveRoundsShareTheBudgetAndOneRoundIsOnePlacement) {
     EXPECT_EQ(t["rounds"], 4);
     EXPECT_EQ(seen.rounds.size(), 4u);
     // The boundaries are cumulative: the first k rounds hold at least k quarters of
-    // min_samples. A round may hold fewer when the one before it ran past its boundary
-    // waiting for its share of min_time (a slow, e.g. sanitized, build).
+    // min_samples. (A round may hold fewer when the one before it ran past its boundary
+    // waiting for its share of min_time, which a sample of 1 µs or more never does here.)
     std::size_t n = 0, k = 0;
     for (const auto& c : t["round_samples"]) {
       EXPECT_GE(c.get<std::size_t>(), 1u);
