@@ -11,7 +11,7 @@
 
 namespace hetbench::mm {
 
-Buffer read_whole_file(const std::string& path) {
+FileBytes read_whole_file(const std::string& path) {
   auto fail = [&](const char* what) {
     throw InputError(path + ": cannot " + what + " the file (" + std::strerror(errno) + ")");
   };
@@ -26,7 +26,7 @@ Buffer read_whole_file(const std::string& path) {
   if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory, not a Matrix Market file");
   // One spare byte, so that a regular file reaches end-of-file without a regrowth.
   size_t cap = (S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) : size_t{1} << 20) + 1;
-  Buffer b{std::make_unique_for_overwrite<char[]>(cap), 0};
+  FileBytes b{std::make_unique_for_overwrite<char[]>(cap), 0};
   for (;;) {
     if (b.size == cap) {
       auto bigger = std::make_unique_for_overwrite<char[]>(cap * 2);

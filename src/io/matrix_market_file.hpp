@@ -8,12 +8,12 @@
 
 namespace hetbench::mm {
 
-struct Buffer {
+struct FileBytes {
   std::unique_ptr<char[]> data;
   size_t size = 0;
 };
 
 // Throws InputError naming the file when it cannot be opened or read, or is a directory.
-Buffer read_whole_file(const std::string& path);
+FileBytes read_whole_file(const std::string& path);
 
 }  // namespace hetbench::mm

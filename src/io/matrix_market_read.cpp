@@ -403,7 +403,7 @@ class Parser {
 
 CsrMatrix read_matrix_market(const std::string& path, std::vector<std::string>* warnings) {
   try {
-    Buffer b = read_whole_file(path);
+    FileBytes b = read_whole_file(path);
     return Parser(path, b.data.get(), b.data.get() + b.size, warnings).parse();
   } catch (const std::bad_alloc&) {
     throw InputError(path + ": not enough memory to read the matrix");
