@@ -17,7 +17,7 @@
 #include "hetbench/error.hpp"
 #include "hetbench/op.hpp"
 #include "test_util.hpp"
-#include "tuning/gemm_shape_model.hpp"
+#include "ops/gemm_shape_model.hpp"
 
 namespace hetbench {
 namespace {
@@ -54,7 +54,7 @@ TEST(GemmShapeModel, PredictedBestIsNearTheMeasuredBestOnTheH200) {
   ASSERT_TRUE(f) << "tests/data/gemm_shape_h200.json not found";
   const auto data = nlohmann::json::parse(f);
   H200 dev;
-  const auto md = tuning::ModelDevice::of(dev.info());
+  const auto md = gemm_model::ModelDevice::of(dev.info());
   struct Point {
     ParamValues pv;
     double gflops;
@@ -74,20 +74,20 @@ TEST(GemmShapeModel, PredictedBestIsNearTheMeasuredBestOnTheH200) {
     const auto v = cuda_gemm(variant);
     ASSERT_TRUE(v) << variant;
     const Precision p = prec == "S" ? Precision::S : Precision::D;
-    tuning::GemmShape g{static_cast<double>(m), static_cast<double>(n), static_cast<double>(k), p == Precision::S ? 4 : 8,
+    gemm_model::GemmShape g{static_cast<double>(m), static_cast<double>(n), static_cast<double>(k), p == Precision::S ? 4 : 8,
                         true};
-    std::vector<tuning::ModelChoice> choices;
+    std::vector<gemm_model::ModelChoice> choices;
     std::map<ParamValues, double> measured;
     double best_rate = 0;
     for (const auto& pt : pts) {
-      choices.push_back({pt.pv, tuning::predict_gemm(pt.pv, g, md, tuning::fma_per_clock(*v, p))});
+      choices.push_back({pt.pv, gemm_model::predict_gemm(pt.pv, g, md, gemm_model::fma_per_clock(*v, p))});
       measured[pt.pv] = pt.gflops;
       best_rate = std::max(best_rate, pt.gflops);
     }
     std::stable_sort(choices.begin(), choices.end(), [](const auto& a, const auto& b) {
       return a.predicted.seconds < b.predicted.seconds;
     });
-    tuning::prefer_fewer_slices_among_ties(choices);
+    gemm_model::prefer_fewer_slices_among_ties(choices);
     const auto& pick = choices.front().values;
     const double ratio = measured.at(pick) / best_rate;
     log_sum += std::log(ratio);
@@ -105,17 +105,17 @@ TEST(GemmShapeModel, SplitsDeepKAndKeepsLargeTilesForLargeSquares) {
   ASSERT_TRUE(rb);
   for (Precision p : {Precision::S, Precision::D}) {
     SCOPED_TRACE(name(p));
-    const auto deep = tuning::rank_gemm_configs(*rb, dev, gemm_sizes("256x256x16384"), p, rb->defaults(), {}, 1);
+    const auto deep = gemm_model::rank_gemm_configs(*rb, dev, gemm_sizes("256x256x16384"), p, rb->defaults(), {}, 1);
     ASSERT_EQ(deep.size(), 1u);
     EXPECT_GT(deep[0].values.at("SPLITK"), 1) << deep[0].predicted.why;
-    const auto big = tuning::rank_gemm_configs(*rb, dev, gemm_sizes("8192"), p, rb->defaults(), {}, 1);
+    const auto big = gemm_model::rank_gemm_configs(*rb, dev, gemm_sizes("8192"), p, rb->defaults(), {}, 1);
     ASSERT_EQ(big.size(), 1u);
     EXPECT_EQ(big[0].values.at("SPLITK"), 1) << big[0].predicted.why;
     EXPECT_GE(big[0].values.at("BM") * big[0].values.at("BN"), 128 * 128) << big[0].predicted.why;
   }
   const auto dm = cuda_gemm("dmma");
   ASSERT_TRUE(dm);
-  const auto deep = tuning::rank_gemm_configs(*dm, dev, gemm_sizes("256x256x16384"), Precision::D, dm->defaults(), {}, 1);
+  const auto deep = gemm_model::rank_gemm_configs(*dm, dev, gemm_sizes("256x256x16384"), Precision::D, dm->defaults(), {}, 1);
   ASSERT_EQ(deep.size(), 1u);
   EXPECT_GT(deep[0].values.at("SPLITK"), 1) << deep[0].predicted.why;
 }
@@ -133,7 +133,7 @@ TEST(GemmShapeModel, RankedConfigurationsPassTheConstraintsAndKeepFixedValues) {
         const Sizes s = gemm_sizes(tok);
         auto base = v->defaults();
         base["BM"] = 64;
-        const auto ranked = tuning::rank_gemm_configs(*v, dev, s, p, base, {"BM"}, 5);
+        const auto ranked = gemm_model::rank_gemm_configs(*v, dev, s, p, base, {"BM"}, 5);
         ASSERT_FALSE(ranked.empty());
         for (std::size_t i = 0; i < ranked.size(); ++i) {
           EXPECT_EQ(v->violated_constraint(dev, s, p, ranked[i].values), "") << format_params(ranked[i].values);
@@ -145,12 +145,12 @@ TEST(GemmShapeModel, RankedConfigurationsPassTheConstraintsAndKeepFixedValues) {
 }
 
 TEST(GemmShapeModel, ConfigurationsThatWouldSpillAreNeverPredicted) {
-  tuning::ModelDevice md;
-  tuning::GemmShape g{4096, 4096, 4096, 4, true};
+  gemm_model::ModelDevice md;
+  gemm_model::GemmShape g{4096, 4096, 4096, 4, true};
   const ParamValues spill{{"BM", 128}, {"BN", 256}, {"WM", 64}, {"WN", 128}, {"TM", 16}, {"TN", 16}};
-  EXPECT_TRUE(std::isinf(tuning::predict_gemm(spill, g, md, 128).seconds));
+  EXPECT_TRUE(std::isinf(gemm_model::predict_gemm(spill, g, md, 128).seconds));
   const ParamValues fine{{"BM", 128}, {"BN", 256}, {"WM", 32}, {"WN", 64}, {"TM", 8}, {"TN", 8}};
-  const auto pr = tuning::predict_gemm(fine, g, md, 128);
+  const auto pr = gemm_model::predict_gemm(fine, g, md, 128);
   EXPECT_TRUE(std::isfinite(pr.seconds));
   EXPECT_GT(pr.efficiency, 0.5);
   EXPECT_LT(pr.efficiency, 1.0);

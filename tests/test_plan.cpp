@@ -3,9 +3,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include <fmt/format.h>
+
 #include "engine/plan.hpp"
 #include "hetbench/error.hpp"
-#include "tuning/auto_rule.hpp"
+#include "test_util.hpp"
+#include "tune/db_hook.hpp"
 
 namespace hetbench {
 namespace {
@@ -296,7 +301,15 @@ TEST_F(PlanTest, AutoRuleFollowsTheRowLengths) {
 
 // The parameter rule on crafted features: each parameter from the statistic it follows.
 TEST(AutoParamRule, ValuesFollowTheRowStatistics) {
-  auto tpr = [](double mean) { return tuning::rule_params("spmv", "vector", {{"row_mean", mean}, {"row_std", 0.0}}); };
+  // The op's rule (Op::param_rules) for a variant of the name, with VW (CUDA's vector) or
+  // without it (OpenCL's).
+  const auto rule_params = [](const std::string& op, const std::string& variant, const nlohmann::json& f,
+                              bool has_vw = true) {
+    FakeVariant v(variant, {Precision::S}, has_vw ? std::vector<ParamDef>{{"VW", {1, 2, 4}, 2, ""}} : std::vector<ParamDef>{},
+                  {}, BackendKind::Cuda, op);
+    return find_op(op).param_rules(v, f);
+  };
+  auto tpr = [&](double mean) { return rule_params("spmv", "vector", {{"row_mean", mean}, {"row_std", 0.0}}); };
   // at least two VW=2 loads per lane: TPR = largest power of two <= mean / 4, in 2..64
   const std::pair<double, long long> want[] = {{3, 2}, {9, 2}, {17, 4}, {27, 4}, {40, 8}, {130, 32}, {5000, 64}};
   for (const auto& [mean, t] : want) {
@@ -305,15 +318,15 @@ TEST(AutoParamRule, ValuesFollowTheRowStatistics) {
     EXPECT_EQ(r.at("TPR").value, t) << mean;
     EXPECT_THAT(r.at("TPR").why, HasSubstr("rule: mean row length"));
   }
-  EXPECT_EQ(tuning::rule_params("spmv", "merge", {{"row_mean", 2.0}, {"row_std", 40.0}}).at("IPT").value, 7);
-  EXPECT_EQ(tuning::rule_params("spmv", "merge", {{"row_mean", 12.0}, {"row_std", 30.0}}).at("IPT").value, 5);
-  const auto uneven = tuning::rule_params("spmv", "scalar", {{"row_mean", 2.4}, {"row_std", 1.2}});
+  EXPECT_EQ(rule_params("spmv", "merge", {{"row_mean", 2.0}, {"row_std", 40.0}}).at("IPT").value, 7);
+  EXPECT_EQ(rule_params("spmv", "merge", {{"row_mean", 12.0}, {"row_std", 30.0}}).at("IPT").value, 5);
+  const auto uneven = rule_params("spmv", "scalar", {{"row_mean", 2.4}, {"row_std", 1.2}});
   EXPECT_EQ(uneven.at("WG").value, 32);
   EXPECT_THAT(uneven.at("WG").why, HasSubstr("cv 0.5 > 0.3"));
   // Scattered columns (bandwidth/cols > 0.25): VW 2 and one step per lane, TPR the
   // smallest power of two >= mean / 2, in 2..64; a band of the same rows keeps the rule above.
-  auto scattered = [](double mean, double bandwidth) {
-    return tuning::rule_params("spmv", "vector",
+  auto scattered = [&](double mean, double bandwidth) {
+    return rule_params("spmv", "vector",
                                {{"row_mean", mean}, {"row_std", 0.0}, {"cols", 1000.0}, {"bandwidth", bandwidth}});
   };
   const std::pair<double, long long> spread[] = {{2.4, 2}, {3, 2}, {7, 4}, {20, 16}, {33, 32}, {500, 64}};
@@ -327,14 +340,14 @@ TEST(AutoParamRule, ValuesFollowTheRowStatistics) {
   EXPECT_EQ(scattered(20, 100).count("VW"), 0u);
   // A vector kernel without VW (OpenCL's) loads one nonzero a step: twice the lanes.
   const nlohmann::json random20{{"row_mean", 20.0}, {"row_std", 0.0}, {"cols", 1000.0}, {"bandwidth", 990.0}};
-  const auto one = tuning::rule_params("spmv", "vector", random20, false);
+  const auto one = rule_params("spmv", "vector", random20, false);
   EXPECT_EQ(one.at("TPR").value, 32);
   EXPECT_EQ(one.count("VW"), 0u);
   EXPECT_THAT(one.at("TPR").why, HasSubstr("one step of 1 per lane"));
-  EXPECT_EQ(tuning::rule_params("spmv", "vector", {{"row_mean", 27.0}, {"row_std", 0.0}}, false).at("TPR").value, 8);
-  EXPECT_TRUE(tuning::rule_params("spmv", "scalar", {{"row_mean", 7.0}, {"row_std", 0.5}}).empty());  // even rows
-  EXPECT_TRUE(tuning::rule_params("spmv", "adaptive", {{"row_mean", 7.0}, {"row_std", 0.5}}).empty());
-  EXPECT_TRUE(tuning::rule_params("gemm", "regblock", {{"m", 64}}).empty());
+  EXPECT_EQ(rule_params("spmv", "vector", {{"row_mean", 27.0}, {"row_std", 0.0}}, false).at("TPR").value, 8);
+  EXPECT_TRUE(rule_params("spmv", "scalar", {{"row_mean", 7.0}, {"row_std", 0.5}}).empty());  // even rows
+  EXPECT_TRUE(rule_params("spmv", "adaptive", {{"row_mean", 7.0}, {"row_std", 0.5}}).empty());
+  EXPECT_TRUE(rule_params("gemm", "regblock", {{"m", 64}}).empty());
 }
 
 // An auto point without a database entry takes the rule's values and says so; a value on
@@ -394,6 +407,114 @@ TEST_F(PlanTest, AutoParametersFromTheRuleWhenTheDatabaseHasNothingNear) {
   p = plan_points({plan_run(r, 7, find_op("spmv"), variants, {devices[0]})}, &db);
   EXPECT_EQ(p.points[2].params.at("TPR"), 32);
   EXPECT_THAT(p.points[2].param_source.at("TPR"), HasSubstr("db:1 same device, distance 0"));
+}
+
+
+// An op with rules of its own, which no registry holds and nothing in src/tuning or
+// src/tune names: its classes (log2 n weighted a quarter, reach 0.5), its variant order
+// and parameter rule, and its rating by flops are what planning, the database and tune's
+// database hook use (Op's tuning interface, hetbench/op_rules.hpp).
+class RulesOp final : public Op {
+ public:
+  std::string name() const override { return "rules_fake"; }
+  std::string description() const override { return "an op of the tests, with rules of its own"; }
+  const OpSignature& signature() const override {
+    static const OpSignature sig{{{"x"}, {"y", true, Elem::Real, Access::Out}}, {Axis::dimension("n")}};
+    return sig;
+  }
+  std::size_t device_bytes(const Sizes& s, Precision) const override { return 8 * static_cast<std::size_t>(s.at("n")); }
+  Validation validate(const Problem&, const Outputs&) const override { throw Error("planning validated"); }
+  ClassCoords problem_class(const nlohmann::json& f) const override {
+    const double n = class_feature(f, "n", name());
+    return {fmt::format("fake n 2^{:.0f}", std::log2(n)), {std::log2(n)}, {0.25}, {{"n", n}}};
+  }
+  double class_reach() const override { return 0.5; }
+  VariantPreference preferred_variants(const nlohmann::json& f) const override {
+    if (f.value("n", 0.0) > 1000) return {{"zeta", "a"}, "rule: n above 1000 takes zeta"};
+    return {{"a"}, "rule: n up to 1000 takes a"};
+  }
+  std::map<std::string, ParamRule> param_rules(const Variant& v, const nlohmann::json& f) const override {
+    if (v.name != "zeta") return {};
+    return {{"WG", {f.value("n", 0.0) > 1e5 ? 64 : 32, "rule: zeta's WG from n"}}};
+  }
+  OpRates rates() const override { return {.by_flops = true, .shows_flops = true}; }
+
+ protected:
+  std::unique_ptr<Problem> build_problem(const Sizes&, Precision, std::uint64_t) const override {
+    throw Error("planning built a problem");
+  }
+};
+
+TEST(OpRules, TuningAsksTheOpNotItsName) {
+  ASSERT_EQ(op_named("rules_fake"), nullptr);
+  const RulesOp op;
+  const std::vector<std::shared_ptr<Variant>> variants{
+      std::make_shared<FakeVariant>("a", std::vector{Precision::S}, std::vector<ParamDef>{{"WG", {8, 16}, 8, ""}},
+                                    std::vector<std::string>{}, BackendKind::OpenCL, "rules_fake"),
+      std::make_shared<FakeVariant>("zeta", std::vector{Precision::S}, std::vector<ParamDef>{{"WG", {16, 32, 64}, 16, ""}},
+                                    std::vector<std::string>{}, BackendKind::OpenCL, "rules_fake")};
+  const std::vector<std::shared_ptr<Device>> devices{std::make_shared<FakeDevice>("fake:0", true)};
+  RunSpec r;
+  r.op = "rules_fake";
+  r.variants = {"auto"};
+  r.precisions = {Precision::S};
+  r.sizes = {"500,5000,500000"};
+  auto p = plan_points({plan_run(r, 1, op, variants, devices)});
+  ASSERT_EQ(p.points.size(), 3u);
+  EXPECT_EQ(p.points[0].variant->name, "a");
+  EXPECT_EQ(p.points[0].auto_choice["reason"], "rule: n up to 1000 takes a");
+  EXPECT_EQ(p.points[0].param_source.at("WG"), "metadata");
+  for (std::size_t i : {1, 2}) {
+    EXPECT_EQ(p.points[i].variant->name, "zeta");
+    EXPECT_EQ(p.points[i].auto_choice["reason"], "rule: n above 1000 takes zeta");
+    EXPECT_EQ(p.points[i].param_source.at("WG"), "rule: zeta's WG from n");
+  }
+  EXPECT_EQ(p.points[1].params.at("WG"), 32);
+  EXPECT_EQ(p.points[2].params.at("WG"), 64);
+  // The op's class: an entry at n=4096 serves n=5000 (a quarter of 0.29 octaves) but not
+  // n=500000 (a quarter of 6.9 octaves is past the op's reach of 0.5, where the default
+  // class would reach 2 octaves).
+  const auto cls = tuning::classify(op, Sizes{{"n", 4096}});
+  EXPECT_EQ(cls.label, "fake n 2^12");
+  EXPECT_EQ(cls.reach, 0.5);
+  EXPECT_NEAR(tuning::distance(cls, tuning::classify(op, Sizes{{"n", 5000}})), 0.25 * std::log2(5000.0 / 4096), 1e-12);
+  FakeLookup db;
+  tuning::TuningEntry e;
+  e.id = 1;
+  e.device = tuning::DeviceIdentity::of(devices[0]->info());
+  e.variant_id = variants[1]->id();
+  e.variant_hash = tuning::variant_hash(*variants[1]);
+  e.precision = Precision::S;
+  e.storage = tuning::storage_key(op, Sizes{{"n", 4096}});
+  e.problem = cls;
+  e.params = {{"WG", 16}};
+  e.rate = 1;
+  db.entries.push_back(e);
+  p = plan_points({plan_run(r, 1, op, variants, devices)}, &db);
+  EXPECT_EQ(p.points[1].variant->name, "zeta");
+  EXPECT_EQ(p.points[1].params.at("WG"), 16);
+  EXPECT_THAT(p.points[1].param_source.at("WG"), HasSubstr("db:1"));
+  EXPECT_EQ(p.points[2].param_source.at("WG"), "rule: zeta's WG from n");
+  // Tune's database hook rates the op's best by GFLOP/s, as the op says.
+  test::TempDir tmp;
+  tuning::TuningDb store(tmp.path() / "tuning.db");
+  tune::TuningResult t;
+  t.op = "rules_fake";
+  t.found = true;
+  t.variant_id = variants[1]->id();
+  t.precision = "S";
+  t.params = {{"WG", 32}};
+  t.gbs = 45;
+  t.gflops = 123;
+  t.device_ref = devices[0].get();
+  t.variant_ref = variants[1].get();
+  t.op_ref = &op;
+  t.problem = Sizes{{"n", 5000}};
+  t.features = {{"n", 5000}};
+  tune::database_hook(store, 1)(t);
+  ASSERT_EQ(store.list().size(), 1u);
+  EXPECT_EQ(store.list()[0].unit, "GFLOP/s");
+  EXPECT_EQ(store.list()[0].rate, 123);
 }
 
 }  // namespace

@@ -136,8 +136,10 @@ TEST(ProblemClass, ShapesBucketsAndDistances) {
   // Twice the rows counts a quarter; twice the mean row length counts fully.
   EXPECT_DOUBLE_EQ(distance(s(1 << 20, 8, 8, 0), s(1 << 21, 8, 8, 0)), 0.25);
   EXPECT_DOUBLE_EQ(distance(s(1 << 20, 8, 8, 0), s(1 << 20, 16, 16, 0)), 1);
-  EXPECT_EQ(reach("spmv"), 1.0);
-  EXPECT_EQ(reach("gemm"), 2.0);
+  EXPECT_EQ(s(1, 1, 1, 0).reach, 1.0);
+  EXPECT_EQ(g(1, 1, 1).reach, 2.0);
+  EXPECT_EQ(classify_features("no_such_op", {{"n", 8}}).reach, 2.0);  // an op this build lacks: its dimensions
+  EXPECT_EQ(classify_features("no_such_op", {{"n", 8}}).label, "n=2^3");
   EXPECT_GT(distance(s(1 << 20, 8, 4096, 20), s(1 << 20, 8, 9, 1)), 8);
   // Rows of random columns are a class apart from a band of the same rows, beyond reach;
   // features without the columns' reach (entries written before the flag) are a band's.
@@ -149,7 +151,7 @@ TEST(ProblemClass, ShapesBucketsAndDistances) {
   };
   EXPECT_EQ(spread(1000000).label, "rows 2^20 mean 2^3 max/mean 2^0 cv 0.0 scattered");
   EXPECT_EQ(spread(1000).label, "rows 2^20 mean 2^3 max/mean 2^0 cv 0.0");
-  EXPECT_GT(distance(spread(1000000), spread(1000)), reach("spmv"));
+  EXPECT_GT(distance(spread(1000000), spread(1000)), spread(1000).reach);
   EXPECT_DOUBLE_EQ(distance(spread(1000), s(1 << 20, 8, 8, 0)), 0);
   EXPECT_EQ(spread(1000000).features.value("bandwidth", 0.0), 1000000);  // stored with the entry
   EXPECT_THAT([&] { classify_features("spmv", {{"rows", 4}}); }, testing::ThrowsMessage<Error>(HasSubstr("row_mean")));

@@ -14,11 +14,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hetbench/op_rules.hpp"
 #include "hetbench/precision.hpp"
 
 namespace hetbench {
 
+class Device;
 struct DeviceInfo;
+class Variant;
 
 // A problem's axes by name (usable in metadata expressions): its dimensions, and the
 // choices the op's signature describes (GEMM's layout, the double-word storage), stored
@@ -202,6 +205,38 @@ class Op {
   std::unique_ptr<Problem> make_problem(const Sizes& s, Precision p, std::uint64_t seed) const;
   virtual Validation validate(const Problem& prob, const Outputs& out) const = 0;
 
+  // What tuning asks of the op (hetbench/op_rules.hpp, docs/tuning-db.md).
+  // The features a problem's class is made of: by default the signature's dimensions in
+  // the sizes (choices such as a layout are keys of their own); an op that reads an input
+  // takes the `features` it summarized from it (spmv: the row-length statistics).
+  virtual nlohmann::json class_features(const Sizes& s, const nlohmann::json& features) const;
+  // The class of a problem from those features (or from the features a database entry
+  // stored): by default log2 of each numeric feature, by name. Throws Error naming a
+  // feature the class needs that is missing.
+  virtual ClassCoords problem_class(const nlohmann::json& features) const;
+  // How far (in the classes' distance) an entry may be and still serve a problem; farther,
+  // the variant's defaults (and auto's rule) are the better guess.
+  virtual double class_reach() const { return 2; }
+  // The own variants `--variant auto` tries first for a problem with these features.
+  virtual VariantPreference preferred_variants(const nlohmann::json& /*features*/) const { return {}; }
+  // Parameter values for variant `v` from the problem's features, for the parameters the
+  // op has a rule for (the caller keeps those in the variant's domain).
+  virtual std::map<std::string, ParamRule> param_rules(const Variant& /*v*/, const nlohmann::json& /*features*/) const {
+    return {};
+  }
+  // Where nothing is tuned near: configurations of `v` that a model of the op ranks best
+  // first for the problem on `dev`, at most `top`, each passing the variant's constraints,
+  // the parameters named in `fixed` kept at their `base` values; empty where the op has no
+  // model for the variant (GEMM: the shape model of warp-tiled CUDA kernels). Run and auto
+  // take the first, tune starts from them.
+  virtual std::vector<ModelledConfig> modelled_configs(const Variant& /*v*/, const Device& /*dev*/, const Sizes& /*s*/,
+                                                       Precision /*p*/, const std::map<std::string, long long>& /*base*/,
+                                                       const std::vector<std::string>& /*fixed*/,
+                                                       std::size_t /*top*/) const {
+    return {};
+  }
+  virtual OpRates rates() const { return {}; }
+
  protected:
   virtual std::unique_ptr<Problem> build_problem(const Sizes& s, Precision p, std::uint64_t seed) const = 0;
 };
@@ -209,6 +244,7 @@ class Op {
 // Ops register themselves from their source files (static registrars).
 void register_op(std::unique_ptr<Op> op);
 const Op& find_op(const std::string& name);  // throws Error listing the ops
+const Op* op_named(const std::string& name);  // null when no op has the name
 std::vector<const Op*> all_ops();
 
 template <class T>

@@ -74,9 +74,14 @@ nlohmann::json Op::features(const Sizes& s, std::uint64_t) const {
 
 void register_op(std::unique_ptr<Op> op) { op_registry().push_back(std::move(op)); }
 
-const Op& find_op(const std::string& name) {
+const Op* op_named(const std::string& name) {
   for (const auto& o : op_registry())
-    if (o->name() == name) return *o;
+    if (o->name() == name) return o.get();
+  return nullptr;
+}
+
+const Op& find_op(const std::string& name) {
+  if (const Op* o = op_named(name)) return *o;
   std::string names;
   for (const auto& o : op_registry()) names += (names.empty() ? "" : ", ") + o->name();
   throw Error(fmt::format("unknown op '{}': available ops are {}", name, names));

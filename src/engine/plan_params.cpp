@@ -8,7 +8,6 @@
 #include "hetbench/error.hpp"
 #include "ops/layout_ref.hpp"
 #include "tuning/auto_rule.hpp"
-#include "tuning/gemm_shape_model.hpp"
 
 namespace hetbench {
 
@@ -65,7 +64,7 @@ const tuning::ProblemClass& ParamResolver::problem(const RunPlan& r, std::size_t
   auto it = classes_.find(key);
   if (it == classes_.end()) {
     const auto& f = size < r.features.size() ? r.features[size] : nlohmann::json::object();
-    it = classes_.emplace(key, tuning::classify(r.op->name(), r.sizes[size], f)).first;
+    it = classes_.emplace(key, tuning::classify(*r.op, r.sizes[size], f)).first;
   }
   return it->second;
 }
@@ -125,27 +124,28 @@ ResolvedParams ParamResolver::resolve(const RunPlan& r, std::size_t size, const 
       return out;
     return std::move(other);
   };
-  if (!hit && !r.spec->whole_domains && tuning::shape_model_applies(v)) {
-    // Nothing tuned near a tiled GEMM: the shape model's best-predicted configuration,
-    // over the parameters not given (docs/tuning-db.md, "The GEMM shape model").
+  if (!hit && !r.spec->whole_domains) {
+    // Nothing tuned near: the configuration a model of the op predicts best, over the
+    // parameters not given (GEMM's shape model: docs/tuning-db.md, "The GEMM shape model").
     std::vector<std::string> given;
     for (const auto& d : v.params)
       if (std::find(open.begin(), open.end(), &d) == open.end()) given.push_back(d.name);
-    const auto ranked = tuning::rank_gemm_configs(v, dev, s, p, out.values, given, 1);
-    if (ranked.empty()) return out;
-    ResolvedParams modelled = out;
-    for (const auto* d : open)
-      if (auto it = ranked.front().values.find(d->name);
-          it != ranked.front().values.end() && it->second != out.values.at(d->name)) {
-        modelled.values[d->name] = it->second;
-        modelled.source[d->name] = "model: " + ranked.front().predicted.why;
-      }
-    return unless_broken(std::move(modelled));
+    const auto ranked = r.op->modelled_configs(v, dev, s, p, out.values, given, 1);
+    if (!ranked.empty()) {
+      ResolvedParams modelled = out;
+      for (const auto* d : open)
+        if (auto it = ranked.front().values.find(d->name);
+            it != ranked.front().values.end() && it->second != out.values.at(d->name)) {
+          modelled.values[d->name] = it->second;
+          modelled.source[d->name] = ranked.front().why;
+        }
+      return unless_broken(std::move(modelled));
+    }
   }
   if (!hit && auto_point) {  // nothing tuned near: auto's parameter rule
     const auto& f = size < r.features.size() ? r.features[size] : nlohmann::json::object();
     ResolvedParams ruled = out;
-    const auto rule = tuning::rule_params(r.op->name(), v.name, f, v.param("VW") != nullptr);
+    const auto rule = r.op->param_rules(v, f);
     for (const auto* d : open)
       if (auto it = rule.find(d->name); it != rule.end() && in_domain(*d, it->second.value)) {
         ruled.values[d->name] = it->second.value;
@@ -200,7 +200,7 @@ std::optional<AutoPick> ParamResolver::pick(const RunPlan& r, std::size_t size, 
   std::vector<std::string> names;
   for (const auto* v : pool) names.push_back(v->name);
   const auto& f = size < r.features.size() ? r.features[size] : nlohmann::json::object();
-  const auto rule = tuning::rule_choice(r.op->name(), f, names);
+  const auto rule = tuning::rule_choice(*r.op, f, names);
   for (const auto* v : pool)
     if (v->name == rule->name) out.variant = v;
   out.why = {{"chosen", out.variant->id()}, {"reason", rule->reason}};

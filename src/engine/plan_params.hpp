@@ -56,7 +56,7 @@ class ParamResolver {
   // `set` holds the given values (and metadata defaults for the rest); the rest are
   // resolved again here. `hit`: an entry already found (by auto) for this variant.
   // `auto_point`: the point is auto's, so without a database entry its parameter rule
-  // (tuning::rule_params) comes before the metadata defaults.
+  // (Op::param_rules) comes before the metadata defaults.
   ResolvedParams resolve(const RunPlan& r, std::size_t size, const Device& dev, Precision p, const Variant& v,
                          const ParamValues& set, const std::optional<tuning::LookupHit>& hit = std::nullopt,
                          bool auto_point = false);

@@ -48,6 +48,11 @@ void sum_products(std::size_t n, Term term, R& sum, R& abs) {
 class DotOp final : public Op {
  public:
   std::string name() const override { return "dot"; }
+  // `--variant auto`: the own variant that measured best with its defaults on the H200
+  // and NVIDIA's OpenCL first (dw is DF/DD only, so one order serves every precision).
+  VariantPreference preferred_variants(const nlohmann::json&) const override {
+    return {{"onepass", "vec16", "vec", "local", "dw", "omp", "dw_omp"}, "rule: preferred own dot variant"};
+  }
   std::string description() const override { return "s = x . y"; }
   std::vector<Precision> precisions() const override {
     return {Precision::S, Precision::D, Precision::DF, Precision::DD};

@@ -28,6 +28,8 @@
 
 #include "util/ranges.hpp"
 #include "ops/gemm_problem.hpp"
+#include "ops/gemm_rules.hpp"
+#include "ops/gemm_shape_model.hpp"
 #include "ops/gemm_storage.hpp"
 
 namespace hetbench {
@@ -62,6 +64,19 @@ class GemmOp final : public Op {
         {Axis::dimension("m", "rows of C"), Axis::dimension("n", "columns of C"), Axis::dimension("k", "inner dimension"),
          trans_a_axis(), trans_b_axis(), gemm_storage_axis(), form_axis(), erange_axis()}};
     return sig;
+  }
+
+  // Tuning (ops/gemm_rules.hpp): classes of m, n, k, the kernel order, rated by flops.
+  ClassCoords problem_class(const nlohmann::json& f) const override { return gemm_detail::gemm_class(f); }
+  VariantPreference preferred_variants(const nlohmann::json&) const override { return gemm_detail::gemm_preference(); }
+  OpRates rates() const override { return {.by_flops = true, .shows_flops = true}; }
+  std::vector<ModelledConfig> modelled_configs(const Variant& v, const Device& dev, const Sizes& s, Precision p,
+                                               const ParamValues& base, const std::vector<std::string>& fixed,
+                                               std::size_t top) const override {
+    std::vector<ModelledConfig> out;
+    for (auto& c : gemm_model::rank_gemm_configs(v, dev, s, p, base, fixed, top))
+      out.push_back({std::move(c.values), "model: " + c.predicted.why});
+    return out;
   }
 
   // DIMS[@LAYOUT][@STORAGE] (suffixes in either order); DIMS is a comma list of orders,

@@ -34,6 +34,8 @@ constexpr int kIters = 1024;
 class PeakOp final : public Op {
  public:
   std::string name() const override { return "peak"; }
+  // Bound by arithmetic: tune rates its points by GFLOP/s.
+  OpRates rates() const override { return {.by_flops = true, .shows_flops = true}; }
   std::string description() const override {
     return "FMA throughput: out_i = x_1024, x_0 = a_i, x_{k+1} = x_k*b + c (the compute ceiling)";
   }

@@ -18,6 +18,7 @@
 #include "io/matrix_market.hpp"
 #include "util/sha256.hpp"
 #include "ops/spmv_dw.hpp"
+#include "ops/spmv_rules.hpp"
 #include "sparse/generators.hpp"
 
 namespace hetbench {
@@ -70,6 +71,19 @@ class SpmvOp final : public Op {
     add_file_hash(f, s.input);
     return f;
   }
+
+  // Tuning (ops/spmv_rules.hpp): classes of row-length statistics, the kernel order and
+  // parameters those statistics decide; rated by bytes (SpMV is bound by memory).
+  nlohmann::json class_features(const Sizes&, const nlohmann::json& f) const override { return f; }
+  ClassCoords problem_class(const nlohmann::json& f) const override { return spmv_detail::spmv_class(f); }
+  double class_reach() const override { return spmv_detail::kSpmvReach; }
+  VariantPreference preferred_variants(const nlohmann::json& f) const override {
+    return spmv_detail::spmv_preference(f);
+  }
+  std::map<std::string, ParamRule> param_rules(const Variant& v, const nlohmann::json& f) const override {
+    return spmv_detail::spmv_param_rules(v, f);
+  }
+  OpRates rates() const override { return {.by_flops = false, .shows_flops = true}; }
 
   std::size_t device_bytes(const Sizes& s, Precision p) const override {
     const auto b = info(p).bytes;

@@ -9,7 +9,7 @@ namespace hetbench::tune {
 ResultHook database_hook(tuning::TuningDb& db, std::uint64_t seed) {
   return [&db, seed](const TuningResult& r) {
     if (!r.found || !r.device_ref || !r.variant_ref || !r.op_ref) return;
-    const bool flops = rated_by_flops(r.op) && r.gflops;
+    const bool flops = r.op_ref->rates().by_flops && r.gflops;
     tuning::TuningEntry e;
     e.device = tuning::DeviceIdentity::of(r.device_ref->info());
     e.variant_id = r.variant_id;
@@ -19,7 +19,7 @@ ResultHook database_hook(tuning::TuningDb& db, std::uint64_t seed) {
     // The record's features are the op's (a matrix's row statistics): reading the input
     // again is needed only when no point recorded them.
     const bool have = r.features.is_object() && !r.features.empty();
-    e.problem = tuning::classify(r.op, r.problem, have ? r.features : r.op_ref->features(r.problem, seed));
+    e.problem = tuning::classify(*r.op_ref, r.problem, have ? r.features : r.op_ref->features(r.problem, seed));
     e.params = r.params;
     e.layout = r.layout;
     e.rate = flops ? *r.gflops : r.gbs.value_or(0);
@@ -48,7 +48,7 @@ StartsHook database_starts(const tuning::TuningDb& db, std::size_t n) {
     if (entries.empty()) return out;  // before the features, which may read a matrix
     q.device = tuning::DeviceIdentity::of(t.device.info());
     q.storage = tuning::storage_key(t.op, t.problem);
-    q.problem = tuning::classify(t.op.name(), t.problem, t.op.features(t.problem, t.seed));
+    q.problem = tuning::classify(t.op, t.problem, t.op.features(t.problem, t.seed));
     auto hits = tuning::ranked(entries, q);
     std::stable_partition(hits.begin(), hits.end(), [&](const auto& h) { return h.entry.storage == q.storage; });
     for (const auto& h : hits) {

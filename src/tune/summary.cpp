@@ -107,6 +107,10 @@ nlohmann::json to_json(const TuningResult& r) {
 }
 
 void print_summary(const std::vector<TuningResult>& results) {
+  const auto shows_flops = [](const std::string& op) {
+    const Op* o = op_named(op);
+    return o && o->rates().shows_flops;
+  };
   const std::vector<std::string> header{"device", "prec", "size",   "variant", "space", "pruned", "evals",
                                         "best",   "ties", "GB/s [interval]", "GFLOP/s [interval]", "wall"};
   std::vector<std::vector<std::string>> rows{header};
@@ -117,7 +121,7 @@ void print_summary(const std::vector<TuningResult>& results) {
                                   (r.layout ? " @" + describe(*r.layout) : "")
                             : "none passed",
                     r.found ? std::to_string(r.ties) : "", interval_text(r.gbs, r.gbs_lo, r.gbs_hi),
-                    r.op == "gemm" || r.op == "spmv" ? interval_text(r.gflops, r.gflops_lo, r.gflops_hi) : "",
+                    shows_flops(r.op) ? interval_text(r.gflops, r.gflops_lo, r.gflops_hi) : "",
                     fmt::format("{:.1f}s", r.wall_s)});
   fmt::print("{}", aligned_table(rows));
 }

@@ -22,7 +22,6 @@
 #include "tune/search.hpp"
 #include "tune/summary.hpp"
 #include "tune/ties.hpp"
-#include "tuning/gemm_shape_model.hpp"
 #include "util/json_file.hpp"
 #include "util/random.hpp"
 
@@ -129,14 +128,14 @@ std::size_t config_of(const Space& space, const ParamValues& p) {
 // Starts a tuning takes from the GEMM shape model, at most (and at most half the budget).
 constexpr std::size_t kModelStarts = 8;
 
-// The GEMM shape model's best-predicted configurations of the space, best first, at most
+// The op's model's best-predicted configurations of the space (GEMM's shape model), best first, at most
 // n (docs/tuning.md): a tuning starts where the model expects the fastest, so that a small
 // budget finds what the model alone would take and searches around it. Axes of one value
 // (a --param of one value) stay fixed; empty for variants the model does not apply to.
-std::vector<ParamValues> model_starts(const Space& space, const Variant& v, const Device& dev, const Sizes& problem,
-                                      Precision p, std::size_t n) {
+std::vector<ParamValues> model_starts(const Space& space, const Op& op, const Variant& v, const Device& dev,
+                                      const Sizes& problem, Precision p, std::size_t n) {
   std::vector<ParamValues> out;
-  if (n == 0 || !tuning::shape_model_applies(v)) return out;
+  if (n == 0) return out;
   ParamValues base = v.defaults();
   std::vector<std::string> fixed;
   for (const auto& a : space.axes())
@@ -144,7 +143,7 @@ std::vector<ParamValues> model_starts(const Space& space, const Variant& v, cons
       base[a.name] = a.values.front();
       fixed.push_back(a.name);
     }
-  for (auto& c : tuning::rank_gemm_configs(v, dev, problem, p, base, fixed, 4 * n)) {
+  for (auto& c : op.modelled_configs(v, dev, problem, p, base, fixed, 4 * n)) {
     if (out.size() >= n) break;
     if (config_of(space, c.values) < space.size()) out.push_back(std::move(c.values));
   }
@@ -164,7 +163,10 @@ Measured measured_of(std::size_t config, const nlohmann::json& rec) {
 
 }  // namespace
 
-bool rated_by_flops(const std::string& op) { return op == "gemm" || op == "peak"; }
+bool rated_by_flops(const std::string& op) {
+  const Op* o = op_named(op);
+  return o && o->rates().by_flops;
+}
 
 std::string layouts_text(const std::vector<std::string>& layouts) {
   if (layouts.empty()) return "";
@@ -319,7 +321,7 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
     // so that a resume starts where the first session did.
     std::size_t from_model = 0;
     if (!resumed) {
-      auto model = model_starts(space, *head.variant, *run.devices[head.device], run.sizes[head.size], head.prec,
+      auto model = model_starts(space, *run.op, *head.variant, *run.devices[head.device], run.sizes[head.size], head.prec,
                                 std::min<std::size_t>(kModelStarts, std::max<std::size_t>(1, budget / 2)));
       from_model = model.size();
       start_params->insert(start_params->begin(), model.begin(), model.end());

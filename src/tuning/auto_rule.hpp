@@ -1,5 +1,7 @@
 // The built-in rule of `--variant auto` for problems the tuning database knows nothing
-// near: which own variant to take from the problem's features (docs/tuning-db.md).
+// near: the op's preferred variant among those the device has, and the op's parameter
+// values for it (Op::preferred_variants and Op::param_rules, hetbench/op_rules.hpp;
+// docs/tuning-db.md). The rules are the op's; this only asks.
 #pragma once
 
 #include <map>
@@ -9,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hetbench/op.hpp"
+
 namespace hetbench::tuning {
 
 struct RuleChoice {
@@ -16,37 +20,10 @@ struct RuleChoice {
   std::string reason;  // "rule: max/mean row length 53 > 8"
 };
 
-// Thresholds of the SpMV rule, from the per-matrix winners measured on the H200
-// (docs/performance.md): merge wins on skewed rows, scalar on short even rows, vector on
-// long even rows.
-inline constexpr double kSkewedMaxMean = 8;  // max/mean row length above: skewed
-inline constexpr double kSkewedCv = 1;       // or coefficient of variation above
-inline constexpr double kShortMean = 12;     // mean row length below: short rows
-// (Rows of scattered columns, problem_class.hpp's kScatteredColumns, go to vector.)
-
-// The variant the rule picks among `available` (names of the op's own variants that run
-// on the device in the precision), or nullopt when `available` is empty.
-std::optional<RuleChoice> rule_choice(const std::string& op, const nlohmann::json& features,
+// The first of the op's preferred variants that is among `available` (names of the op's
+// own variants that run on the device in the precision); where none is, the first of
+// `available` by name, so the choice is stable. nullopt when `available` is empty.
+std::optional<RuleChoice> rule_choice(const Op& op, const nlohmann::json& features,
                                       const std::vector<std::string>& available);
-
-// The parameter rule of `--variant auto`, for a point the database knows nothing near:
-// values from the problem's features for the parameters the rule has an opinion on
-// (SpMV: vector's TPR from the mean row length, and with VW from it where the columns
-// are scattered, merge's IPT from nnz/rows, scalar's WG from the spread of row lengths;
-// docs/tuning-db.md gives the reasoning and the H200 figures). Each value comes with its reason, recorded as the parameter's source; the
-// caller keeps only values in the variant's domain. Empty for ops without such a rule.
-struct RuleParam {
-  long long value = 0;
-  std::string why;  // "rule: mean row length 27 -> TPR 4 (>= 2 loads of VW 2 per lane)"
-};
-// has_vw: the variant loads VW nonzeros a step (CUDA's vector; NVIDIA's and PoCL's
-// OpenCL vector load one), which the TPR rules count in.
-std::map<std::string, RuleParam> rule_params(const std::string& op, const std::string& variant,
-                                             const nlohmann::json& features, bool has_vw = true);
-
-// Thresholds of the parameter rule.
-inline constexpr double kLoadsPerLane = 2;  // vector: each lane of a row at least this many VW-wide loads
-inline constexpr double kLongMergeRows = 8;   // merge: mean row length from which IPT 5, not 7
-inline constexpr double kUnevenCv = 0.3;      // scalar: row length cv above which WG 32
 
 }  // namespace hetbench::tuning

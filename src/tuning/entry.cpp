@@ -224,7 +224,7 @@ std::vector<LookupHit> ranked(const std::vector<TuningEntry>& entries, const Loo
 
 std::optional<LookupHit> nearest(const std::vector<TuningEntry>& entries, const LookupQuery& q) {
   for (auto& hit : ranked(entries, q))
-    if (hit.distance <= reach(q.problem.op)) return std::move(hit);
+    if (hit.distance <= q.problem.reach) return std::move(hit);
   return std::nullopt;
 }
 

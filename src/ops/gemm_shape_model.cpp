@@ -1,4 +1,4 @@
-#include "tuning/gemm_shape_model.hpp"
+#include "ops/gemm_shape_model.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-namespace hetbench::tuning {
+namespace hetbench::gemm_model {
 
 namespace {
 
@@ -213,4 +213,4 @@ std::vector<ModelChoice> rank_gemm_configs(const Variant& v, const Device& dev, 
   return out;
 }
 
-}  // namespace hetbench::tuning
+}  // namespace hetbench::gemm_model

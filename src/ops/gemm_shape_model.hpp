@@ -40,7 +40,7 @@
 #include "hetbench/op.hpp"
 #include "hetbench/variant.hpp"
 
-namespace hetbench::tuning {
+namespace hetbench::gemm_model {
 
 // The machine as the model sees it.
 struct ModelDevice {
@@ -109,4 +109,4 @@ std::vector<ModelChoice> rank_gemm_configs(const Variant& v, const Device& dev, 
                                            const ParamValues& base, const std::vector<std::string>& fixed,
                                            std::size_t top = 1);
 
-}  // namespace hetbench::tuning
+}  // namespace hetbench::gemm_model
