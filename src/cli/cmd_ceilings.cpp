@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "engine/ceilings.hpp"
+#include "engine/query.hpp"
 #include "engine/results.hpp"
 #include "engine/runner.hpp"
 #include "hetbench/error.hpp"
@@ -80,24 +81,18 @@ std::vector<std::string> ids(const std::vector<std::shared_ptr<Variant>>& vs) {
 
 std::optional<CeilingValue> best(const std::vector<nlohmann::json>& recs, const std::string& dev, const std::string& op,
                                  const std::string& prec, const char* metric) {
-  std::optional<CeilingValue> b;
-  for (const auto& r : recs) {
-    if (r.value("device", "") != dev || r.value("op", "") != op || r.value("status", "") != "ok") continue;
-    if (!prec.empty() && r.value("precision", "") != prec) continue;
-    if (!r.contains(metric) || !r[metric].is_number()) continue;
-    const double x = r[metric].get<double>();
-    if (!b || x > b->value)
-      b = CeilingValue{x, r.value("variant_id", ""), r.value("params", nlohmann::json::object()),
-                       r.value("sizes", nlohmann::json::object()), r.value("precision", "")};
-  }
-  return b;
+  query::Selection sel{{{"device", dev}, {"op", op}}};
+  if (!prec.empty()) sel.match["precision"] = prec;
+  const auto b = query::best_per_group(recs, sel, query::Metric{metric}, query::one_group());
+  if (b.groups.empty()) return std::nullopt;
+  const auto& r = b.groups[0].record;
+  return CeilingValue{b.groups[0].value, r.value("variant_id", ""), r.value("params", nlohmann::json::object()),
+                      r.value("sizes", nlohmann::json::object()), r.value("precision", "")};
 }
 
 std::string cell(const std::optional<CeilingValue>& v) {
   if (!v) return "-";
-  std::string params;
-  for (auto it = v->params.begin(); it != v->params.end(); ++it)
-    params += fmt::format("{}{}={}", params.empty() ? "" : ",", it.key(), it.value().dump());
+  const std::string params = query::params_text(v->params);
   return fmt::format("{:.1f} ({}{}{})", v->value, v->variant_id, params.empty() ? "" : " ", params);
 }
 

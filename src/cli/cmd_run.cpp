@@ -12,17 +12,6 @@
 
 namespace hetbench::cli {
 
-namespace {
-
-struct Common {
-  std::string out = "hetbench-results";
-  std::string format = "table";
-  std::uint64_t seed = 0;
-  bool seed_given = false;
-  std::string db;
-  bool no_db = false;
-};
-
 void add_common(CLI::App* sub, Common& c) {
   sub->add_option("--out", c.out, "results root folder (an experiment folder is created inside)")->capture_default_str();
   sub->add_option("--format", c.format, "stdout format")->check(CLI::IsMember({"table", "json", "csv", "md"}))
@@ -86,7 +75,6 @@ std::vector<std::string> split_commas(const std::string& s) {
   return out;
 }
 
-}  // namespace
 
 void add_run_selectors(CLI::App* sub, RunSelectors& s) {
   sub->add_option("--variant", s.variant,

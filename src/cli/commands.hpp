@@ -24,6 +24,21 @@ struct Measure {
   int reps = 0;
 };
 
+// The experiment options of run, sweep and check (--out, --format, --seed, --db, --no-db).
+struct Common {
+  std::string out = "hetbench-results";
+  std::string format = "table";
+  std::uint64_t seed = 0;
+  bool seed_given = false;
+  std::string db;
+  bool no_db = false;
+};
+void add_common(CLI::App* sub, Common& c);
+void apply(const Common& c, Experiment& e, bool seed_given);
+void add_measure(CLI::App* sub, Measure& m);
+// The measurement options given on the command line, into run `r` (they override a spec's).
+void apply_measure(const CLI::App* sub, const Measure& m, RunSpec& r);
+
 // The selectors of `run` (op, variants, devices, precisions, sizes or matrices, parameter
 // ranges, measurement), shared by `tune`: add_run_selectors registers them on a
 // subcommand, run_spec() checks and converts them once the command line is parsed.
@@ -79,6 +94,7 @@ Command add_devices(CLI::App& app);
 Command add_list(CLI::App& app);
 Command add_run(CLI::App& app, const std::string& command_line);
 Command add_sweep(CLI::App& app, const std::string& command_line);
+Command add_check(CLI::App& app, const std::string& command_line);
 Command add_ceilings(CLI::App& app, const std::string& command_line);
 Command add_db(CLI::App& app);
 Command add_tune(CLI::App& app, const std::string& command_line);

@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   std::vector<hetbench::cli::Command> cmds{hetbench::cli::add_devices(app), hetbench::cli::add_list(app),
                                            hetbench::cli::add_run(app, command_line),
                                            hetbench::cli::add_sweep(app, command_line),
+                                           hetbench::cli::add_check(app, command_line),
                                            hetbench::cli::add_ceilings(app, command_line),
                                            hetbench::cli::add_db(app),
                                            hetbench::cli::add_tune(app, command_line),

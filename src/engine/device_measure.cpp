@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/query.hpp"
 #include "engine/results.hpp"
 #include "engine/runner.hpp"
 #include "hetbench/error.hpp"
@@ -15,27 +16,8 @@ namespace hetbench {
 
 namespace {
 
-const Op* registered_op(const std::string& name) {
-  for (const Op* op : all_ops())
-    if (op->name() == name) return op;
-  return nullptr;
-}
-
 const std::string& sizes_for(const ReportMeasurement& m, const Device& d) {
   return d.info().type == "cpu" ? m.sizes_cpu : m.sizes_gpu;
-}
-
-// A metric at the record's top level, one level down (an op may keep its own figures in
-// an object of its own), or at a dotted path ("features.derived.smem_gbs").
-const nlohmann::json* metric_of(const nlohmann::json& r, const std::string& key) {
-  if (const auto dot = key.find('.'); dot != std::string::npos) {
-    const auto head = key.substr(0, dot);
-    return r.contains(head) && r[head].is_object() ? metric_of(r[head], key.substr(dot + 1)) : nullptr;
-  }
-  if (r.contains(key) && r[key].is_number()) return &r[key];
-  for (const auto& [k, v] : r.items())
-    if (v.is_object() && v.contains(key) && v[key].is_number()) return &v[key];
-  return nullptr;
 }
 
 std::string pow2_label(const nlohmann::json& sizes) {
@@ -74,7 +56,7 @@ const std::vector<ReportMeasurement>& report_measurements() {
 }
 
 std::string not_measurable(const ReportMeasurement& m, const Device& d) {
-  const Op* op = registered_op(m.op);
+  const Op* op = op_named(m.op);
   if (!op) return fmt::format("op {} not in this build", m.op);
   bool any = false;
   for (const auto& v : variants_for(m.op)) any |= v->backend == d.kernel_language();
@@ -99,44 +81,27 @@ nlohmann::json planned_measurements(const Device& d) {
 
 nlohmann::json extract_measurement(const ReportMeasurement& m, const std::string& dev,
                                    const std::vector<nlohmann::json>& records) {
-  // key (sizes label, or "" for the best overall) -> best figure and where
-  std::map<std::string, nlohmann::json> best;
-  std::vector<std::string> order;
-  int seen = 0, failed = 0;
-  for (const auto& r : records) {
-    if (r.value("device", "") != dev || r.value("op", "") != m.op) continue;
-    ++seen;
-    if (r.value("status", "") != "ok") {
-      ++failed;
-      continue;
-    }
-    const auto* x = metric_of(r, m.metric);
-    if (!x) continue;
-    const double v = x->get<double>();
-    const std::string at = m.per_size ? pow2_label(r.value("sizes", nlohmann::json::object())) : "";
-    auto it = best.find(at);
-    const bool better = it == best.end() || (m.lower_is_better ? v < it->second["value"].get<double>()
-                                                                : v > it->second["value"].get<double>());
-    if (it == best.end()) order.push_back(at);
-    if (better)
-      best[at] = {{"at", at.empty() ? pow2_label(r.value("sizes", nlohmann::json::object())) : at},
-                  {"value", v},
-                  {"variant_id", r.value("variant_id", "")},
-                  {"precision", r.value("precision", "")},
-                  {"params", r.value("params", nlohmann::json::object())}};
-  }
+  // Per size (a curve) or the best overall; query.hpp's rule, the metric found as the
+  // entries name it (top level, one level down, or a dotted path).
+  const query::Metric metric{m.metric, m.lower_is_better};
+  const query::GroupKey key =
+      m.per_size ? query::GroupKey([](const nlohmann::json& r) { return pow2_label(r.value("sizes", nlohmann::json::object())); })
+                 : query::one_group();
+  const auto best = query::best_per_group(records, query::Selection{{{"device", dev}, {"op", m.op}}}, metric, key);
   nlohmann::json out = {{"name", m.name}, {"label", m.label}, {"op", m.op}, {"unit", m.unit}};
-  if (best.empty()) {
+  if (best.groups.empty()) {
     out["status"] = "not measured";
-    out["reason"] = seen == 0 ? "no point was recorded"
-                    : failed == seen
-                        ? fmt::format("none of its {} points passed", seen)
-                        : fmt::format("its records carry no '{}'", m.metric);
+    out["reason"] = best.why_empty(metric);
     return out;
   }
   out["status"] = "measured";
   out["values"] = nlohmann::json::array();
-  for (const auto& k : order) out["values"].push_back(best[k]);
+  for (const auto& g : best.groups)
+    out["values"].push_back({{"at", m.per_size ? g.group : pow2_label(g.record.value("sizes", nlohmann::json::object()))},
+                             {"value", g.value},
+                             {"variant_id", g.record.value("variant_id", "")},
+                             {"precision", g.record.value("precision", "")},
+                             {"params", g.record.value("params", nlohmann::json::object())}});
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include "engine/ceilings.hpp"
 #include "engine/device_measure.hpp"
+#include "engine/query.hpp"
 
 namespace hetbench {
 
@@ -47,9 +48,7 @@ std::string note_text(const nlohmann::json& f) {
 
 std::string ceiling_text(const nlohmann::json& c, const char* unit) {
   if (!c.is_object()) return "not measured";
-  std::string params;
-  for (const auto& [k, v] : c.value("params", nlohmann::json::object()).items())
-    params += fmt::format("{}{}={}", params.empty() ? "" : ",", k, v.dump());
+  const std::string params = query::params_text(c.value("params", nlohmann::json::object()));
   return fmt::format("{:.1f} {}  ({}{}{}, {})", c.value(unit == std::string("GB/s") ? "gbs" : "gflops", 0.0), unit,
                      c.value("variant_id", ""), params.empty() ? "" : " ", params, c.value("precision", ""));
 }

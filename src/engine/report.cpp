@@ -1,10 +1,10 @@
 #include "engine/report.hpp"
 
 #include <algorithm>
-#include <map>
 
 #include <fmt/format.h>
 
+#include "engine/query.hpp"
 #include "engine/results.hpp"
 #include "util/text_table.hpp"
 
@@ -43,30 +43,6 @@ std::vector<std::string> row(const nlohmann::json& r) {
 
 const std::vector<std::string> kHeader{"device", "op", "prec", "size", "variant", "median", "GB/s", "GFLOP/s", "%ceil", "err/bound", "status"};
 
-std::vector<nlohmann::json> best_per_group(const std::vector<nlohmann::json>& recs) {
-  std::map<std::string, nlohmann::json> best;
-  std::vector<std::string> order;
-  for (const auto& r : recs) {
-    auto key = fmt::format("{}|{}|{}|{}", r.value("device", ""), r.value("op", ""), r.value("precision", ""),
-                           r.value("sizes", nlohmann::json::object()).dump());
-    auto it = best.find(key);
-    if (it == best.end()) {
-      best[key] = r;
-      order.push_back(key);
-      continue;
-    }
-    // A failing point always shows; among passing ones, the fastest.
-    auto& b = it->second;
-    bool r_ok = r.value("status", "") == "ok", b_ok = b.value("status", "") == "ok";
-    if (!r_ok && r.value("status", "") != "skipped" && b_ok) b = r;
-    else if (r_ok && b_ok && num(r, "gbs") + num(r, "gflops") > num(b, "gbs") + num(b, "gflops")) b = r;
-    else if (r_ok && b.value("status", "") == "skipped") b = r;
-  }
-  std::vector<nlohmann::json> out;
-  for (const auto& k : order) out.push_back(best[k]);
-  return out;
-}
-
 }  // namespace
 
 void print_progress(const nlohmann::json& r) {
@@ -79,7 +55,9 @@ void print_progress(const nlohmann::json& r) {
 
 void print_report(const std::vector<nlohmann::json>& all, const std::string& format, bool best_only) {
   if (format == "none") return;  // the caller prints its own view (replay)
-  auto recs = best_only ? best_per_group(all) : all;
+  // The best-only view: one row per device, op, precision and problem (query.hpp).
+  auto recs = best_only ? query::best_or_failure_per_group(all, query::Metric{}, query::group_by({"device", "op", "precision", "sizes"}))
+                        : all;
   if (format == "json") {
     for (const auto& r : recs) fmt::print("{}\n", r.dump());
     return;

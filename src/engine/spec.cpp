@@ -214,7 +214,8 @@ Experiment experiment_from_json(const nlohmann::json& j, const std::string& path
     }
   } else {
     auto run = j;
-    for (const char* k : {"name", "description", "seed", "runs", "best_only"}) run.erase(k);
+    // "targets" are `hetbench check`'s (engine/query.hpp), not the run's.
+    for (const char* k : {"name", "description", "seed", "runs", "best_only", "targets"}) run.erase(k);
     e.runs.push_back(run_spec_from_json(run, path));
   }
   return e;
