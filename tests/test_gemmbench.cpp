@@ -2,7 +2,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "test_util.hpp"
+#include "util/sha256.hpp"
 
 using namespace hetbench::test;
 using testing::HasSubstr;
@@ -127,4 +130,53 @@ TEST(ForeignKernel, QuestionMarkLocalSizesAreTunable) {
                           " --size 16@NT --param LWS0=3");
   EXPECT_EQ(bad.status, 2) << bad.output;
   EXPECT_THAT(bad.output, HasSubstr("LWS0=3 is outside the domain"));
+}
+
+// A GEMMbench entry travels with its experiment: run records the entry and its source
+// (SHA-256 and a copy in kernels/), replay reruns it with the original files gone, a copy
+// edited afterwards is refused by name, and tune takes --kernel, recording the same.
+TEST(Gemmbench, EntryIsRecordedReplayedAndTunedWithItsSource) {
+  TempDir d;
+  const auto src = d.path() / "src";
+  std::filesystem::create_directories(src);
+  write_text(src / "nt.cl", kNt1x1);
+  write_text(src / "SGEMM_NT_1x1.json",
+             R"({"name": "SGEMM_NT_1x1", "file": "nt.cl", "type": "S", "transA": "N", "transB": "T", "dj": 1, "di": 1})");
+  const auto out = d.path() / "out";
+  auto r = run_hetbench("run gemm --kernel " + (src / "SGEMM_NT_1x1.json").string() +
+                        " --device opencl:0:0 --size 24,40 --reps 2 --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto exp = only_experiment(out);
+  const auto ej = read_json(exp / "experiment.json");
+  ASSERT_TRUE(ej.contains("kernels")) << ej.dump();
+  EXPECT_EQ(ej["kernels"]["format"], "GEMMbench");
+  EXPECT_EQ(ej["kernels"]["entry"], "kernels/SGEMM_NT_1x1.json");
+  for (const char* f : {"kernels/SGEMM_NT_1x1.json", "kernels/nt.cl"}) {
+    ASSERT_TRUE(ej["kernels"]["files"].contains(f)) << f;
+    EXPECT_EQ(ej["kernels"]["files"][f]["sha256"], hetbench::sha256_file((exp / f).string())) << f;
+  }
+  // The original files gone: replay reads the experiment's copies.
+  std::filesystem::remove_all(src);
+  r = run_hetbench("replay " + exp.string() + " --out " + (d.path() / "replayed").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("2 pairs"));
+  EXPECT_TRUE(std::filesystem::exists(only_experiment(d.path() / "replayed") / "kernels" / "nt.cl"));
+  // A copy edited afterwards: one error naming the file and both hashes.
+  {
+    std::ofstream(exp / "kernels" / "nt.cl", std::ios::app) << "// edited\n";
+  }
+  r = run_hetbench("replay " + exp.string() + " --out " + (d.path() / "replayed2").string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("kernels/nt.cl: differs from the kernel file the experiment ran"));
+  // Tune takes the entry (from the untouched copy folder of the replay) over its local size.
+  const auto copies = only_experiment(d.path() / "replayed") / "kernels";
+  r = run_hetbench("tune gemm --kernel " + (copies / "SGEMM_NT_1x1.json").string() +
+                       " --device opencl:0:0 --size 32 --budget 4 --reps 2 --out " + (d.path() / "tuned").string(),
+                   "HETBENCH_DB=" + (d.path() / "t.db").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto tuned = only_experiment(d.path() / "tuned");
+  EXPECT_TRUE(read_json(tuned / "experiment.json").contains("kernels"));
+  const auto recs = hetbench::read_results(tuned);
+  ASSERT_FALSE(recs.empty());
+  for (const auto& rec : recs) EXPECT_EQ(rec["variant_id"], "opencl/gemm/SGEMM_NT_1x1") << describe(rec);
 }

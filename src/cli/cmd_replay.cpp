@@ -53,6 +53,7 @@ int replay(ReplayOpts& o, const std::string& command_line) {
   e.format = "none";
   e.command_line = command_line;
   e.worker_plan = Replay::worker_plan(rec, o.points);
+  const nlohmann::json gemmbench = e.spec.value("gemmbench", nlohmann::json());
   nlohmann::json points = nlohmann::json::array(), differences = nlohmann::json::array();
   for (const auto* p : r.recorded()) points.push_back((*p)["point"]);
   for (const auto& d : diffs) differences.push_back(to_json(d));
@@ -64,6 +65,7 @@ int replay(ReplayOpts& o, const std::string& command_line) {
               {"differences", differences}}},
             {"seed", e.seed}};
   if (!stored.is_null()) e.spec["replay_of"]["stored"] = stored;
+  if (!gemmbench.is_null()) e.spec["gemmbench"] = gemmbench;  // the recorded kernels, for workers and the record
   std::filesystem::path out_dir;
   const int rc = run_plan(e, r.plan(), &out_dir);
   const RecordedExperiment again = read_experiment(out_dir);

@@ -125,6 +125,22 @@ RunSpec RunSelectors::run_spec() const {
   return out;
 }
 
+std::vector<RunSpec> kernel_runs(const RunSpec& r0, const std::string& kernel, const std::string& lws) {
+  if (!lws.empty() && kernel.empty()) throw Error(fmt::format("--lws '{}': expected J,I together with --kernel", lws));
+  std::vector<RunSpec> out;
+  // One run per entry: each fixes its own precision and problem axes.
+  for (const auto& entry : load_foreign_kernels(r0.op, kernel)) {
+    RunSpec r = r0;
+    r.variants = {entry.variant->id()};
+    r.precisions = {entry.precision};
+    r.sizes = entry.sizes(r0.sizes);
+    if (!lws.empty())
+      for (auto& [k, v] : entry.local_size(lws)) r.params[k] = v;
+    out.push_back(r);
+  }
+  return out;
+}
+
 Command add_run(CLI::App& app, const std::string& command_line) {
   auto* sub = app.add_subcommand("run", "measure an op over variants x devices x precisions x sizes x parameters");
   struct Opts {
@@ -143,23 +159,8 @@ Command add_run(CLI::App& app, const std::string& command_line) {
   return {sub, [o, sub, command_line] {
             Experiment e;
             const RunSpec r0 = o->sel.run_spec();
-            if (!o->lws.empty() && o->kernel.empty())
-              throw Error(fmt::format("--lws '{}': expected J,I together with --kernel", o->lws));
             e.name = r0.op;
-            if (o->kernel.empty()) {
-              e.runs.push_back(r0);
-            } else {
-              // One run per entry: each fixes its own precision and problem axes.
-              for (const auto& entry : load_foreign_kernels(r0.op, o->kernel)) {
-                RunSpec r = r0;
-                r.variants = {entry.variant->id()};
-                r.precisions = {entry.precision};
-                r.sizes = entry.sizes(r0.sizes);
-                if (!o->lws.empty())
-                  for (auto& [k, v] : entry.local_size(o->lws)) r.params[k] = v;
-                e.runs.push_back(r);
-              }
-            }
+            e.runs = o->kernel.empty() ? std::vector<RunSpec>{r0} : kernel_runs(r0, o->kernel, o->lws);
             e.command_line = command_line;
             if (!o->kernel.empty()) e.spec["gemmbench"] = o->kernel;
             apply(o->c, e, sub->count("--seed") > 0);

@@ -5,7 +5,10 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "engine/kernel_files.hpp"
 #include "hetbench/error.hpp"
+#include "kernel/foreign/foreign.hpp"
+#include "util/json_file.hpp"
 #include "tune/db_hook.hpp"
 #include "tune/search.hpp"
 #include "tune/tuner.hpp"
@@ -17,7 +20,7 @@ namespace {
 
 struct TuneOpts {
   RunSelectors sel;
-  std::string strategy = "random", budget, out = "hetbench-results", resume, db;
+  std::string strategy = "random", budget, out = "hetbench-results", resume, db, kernel;
   std::uint64_t seed = 0;
   std::size_t starts = 3;
   Isolation iso;
@@ -65,6 +68,9 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
                   "measure first (after the defaults) the parameters of this many tuning database entries of the "
                   "variant, nearest problems first (other sizes, layouts, devices of the architecture); 0: none")
       ->capture_default_str();
+  sub->add_option("--kernel", o->kernel,
+                  "gemm: tune a GEMMbench entry (.json, hand-written or Lift-generated) or a folder of entries over its "
+                  "local size");
   add_isolation(sub, o->iso, true);
   return {sub, [o, sub, command_line] {
             tune::check_strategy(o->strategy);
@@ -80,6 +86,12 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
             s.seed = sub->count("--seed") ? o->seed : fresh_seed();
             if (!o->resume.empty()) {
               auto [e, rec] = tune::recorded_tuning(o->resume);
+              // Tuned kernels from outside the build: the experiment's own copies.
+              const auto entry = recorded_kernel_entry(read_json_file(o->resume + "/experiment.json"), o->resume);
+              if (!entry.empty()) {
+                load_foreign_kernels("gemm", entry);
+                e.spec["gemmbench"] = entry;
+              }
               if (e.runs.size() != 1)
                 throw Error(fmt::format("--resume '{}': the recorded tuning has {} runs", o->resume, e.runs.size()));
               // With the op, the whole command line is compared; without, the selectors given.
@@ -104,7 +116,9 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
             }
             if (o->sel.r.op.empty()) throw Error("tune: give the op to tune (or --resume EXPERIMENT)");
             Experiment e;
-            e.runs.push_back(o->sel.run_spec());
+            const RunSpec r0 = o->sel.run_spec();
+            e.runs = o->kernel.empty() ? std::vector<RunSpec>{r0} : kernel_runs(r0, o->kernel, "");
+            if (!o->kernel.empty()) e.spec["gemmbench"] = o->kernel;
             e.name = "tune-" + e.runs[0].op;
             e.out_root = o->out;
             e.command_line = command_line;

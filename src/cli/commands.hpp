@@ -39,6 +39,10 @@ void add_measure(CLI::App* sub, Measure& m);
 // The measurement options given on the command line, into run `r` (they override a spec's).
 void apply_measure(const CLI::App* sub, const Measure& m, RunSpec& r);
 
+// `--kernel ENTRY` (and `--lws J,I`) of run and tune: one run per GEMMbench or Lift entry
+// (a file, or every entry of a folder), each with the entry's precision and problem axes.
+std::vector<RunSpec> kernel_runs(const RunSpec& r0, const std::string& kernel, const std::string& lws);
+
 // The selectors of `run` (op, variants, devices, precisions, sizes or matrices, parameter
 // ranges, measurement), shared by `tune`: add_run_selectors registers them on a
 // subcommand, run_spec() checks and converts them once the command line is parsed.

@@ -8,7 +8,9 @@
 #include <map>
 #include <set>
 
+#include "engine/kernel_files.hpp"
 #include "engine/plan_params.hpp"
+#include "kernel/foreign/foreign.hpp"
 #include "engine/worker_planner.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
@@ -141,6 +143,12 @@ Replay::Replay(const RecordedExperiment& rec, const std::vector<int>& wanted) {
                              (*p)["seed"].dump(), (*selected[0])["point"].dump(), seed));
   e_.seed = seed;
   diffs_ = build_differences(rec.experiment);
+  // Kernels from outside the build (run --kernel): the experiment's own copies, checked
+  // against their SHA-256, become variants again; the replay records them in turn.
+  if (const auto entry = recorded_kernel_entry(rec.experiment, rec.dir); !entry.empty()) {
+    load_foreign_kernels("gemm", entry);
+    e_.spec["gemmbench"] = entry;
+  }
 
   std::map<std::string, std::shared_ptr<Device>> devices;  // recorded id -> here
   std::map<std::string, std::string> hashes_now;           // variant id -> its hash here

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "engine/interrupt.hpp"
+#include "engine/kernel_files.hpp"
 #include "engine/measure.hpp"
 #include "engine/plan.hpp"
 #include "engine/point_executor.hpp"
@@ -107,8 +108,11 @@ int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, 
   } else {
     auto ej = experiment_json(e, plan);
     ej["tuning_db"] = tuning_db.empty() ? nlohmann::json(nullptr) : nlohmann::json(tuning_db);
+    const auto kernels = kernel_files_of(e);
+    if (!kernels.is_null()) ej["kernels"] = kernels;
     writer = std::make_unique<ExperimentWriter>(e.out_root, e.name, ej);
     lock = std::make_unique<ExperimentLock>(writer->dir());
+    copy_kernel_files(kernels, writer->dir());
   }
   state.finished.resize(plan.points.size());
   if (dir) *dir = writer->dir();

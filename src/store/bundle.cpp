@@ -28,7 +28,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kBundleVersion = 1;
+// 2: an experiment line may carry its kernel files ("files": name -> content).
+constexpr int kBundleVersion = 2;
 
 class LineReader {
  public:
@@ -216,6 +217,14 @@ class BundleParser {
     e.hash = x["hash"].get<std::string>();
     e.experiment = x["json"];
     e.system = x["system"];
+    if (x.contains("files")) {
+      if (!x["files"].is_object()) throw Error(fmt::format("{}: 'files' must be an object of name: content", where));
+      for (const auto& [name, content] : x["files"].items()) {
+        if (!content.is_string()) throw Error(fmt::format("{}: kernel file '{}': content must be a string", where, name));
+        e.files[name] = content.get<std::string>();
+      }
+    }
+    check_kernel_files(e, where + " (nothing was imported)");
     const auto n = x["points"].get<std::int64_t>();
     std::vector<std::string> lines(static_cast<std::size_t>(n));
     const int first = in_.line() + 1;
@@ -301,9 +310,9 @@ std::int64_t Store::export_bundle(const fs::path& file, const std::vector<std::i
     std::vector<std::string> records;
     nlohmann::json experiment;
     read(s.id, experiment, [&](const std::string& r) { records.push_back(r); });
-    out.put(nlohmann::json{{"experiment",
-                            {{"hash", s.hash}, {"points", records.size()}, {"system", system}, {"json", experiment}}}}
-                .dump());
+    nlohmann::json line = {{"hash", s.hash}, {"points", records.size()}, {"system", system}, {"json", experiment}};
+    if (const auto files = kernel_files(experiment); !files.empty()) line["files"] = files;
+    out.put(nlohmann::json{{"experiment", line}}.dump());
     for (const auto& r : records) out.put(r);
     points += static_cast<std::int64_t>(records.size());
   }

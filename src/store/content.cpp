@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <sstream>
 #include <set>
 
 #include <fmt/format.h>
@@ -121,6 +122,43 @@ PointRow point_row(const nlohmann::json& r, const std::string& where, std::strin
   return p;
 }
 
+namespace {
+
+const nlohmann::json& kernel_file_list(const nlohmann::json& experiment) {
+  static const nlohmann::json none = nlohmann::json::object();
+  if (!experiment.contains("kernels") || !experiment["kernels"].is_object()) return none;
+  const auto& k = experiment["kernels"];
+  return k.contains("files") && k["files"].is_object() ? k["files"] : none;
+}
+
+bool safe_kernel_name(const std::string& name) {
+  const std::string prefix = "kernels/";
+  if (name.rfind(prefix, 0) != 0) return false;
+  const auto file = name.substr(prefix.size());
+  return !file.empty() && file != "." && file != ".." && file.find('/') == std::string::npos &&
+         file.find('\\') == std::string::npos;
+}
+
+}  // namespace
+
+void check_kernel_files(const ExperimentContent& e, const std::string& where) {
+  const auto& list = kernel_file_list(e.experiment);
+  for (const auto& [name, f] : list.items()) {
+    if (!safe_kernel_name(name))
+      throw Error(fmt::format("{}: kernel file '{}': expected a name kernels/FILE", where, name));
+    const std::string want = f.is_object() ? f.value("sha256", "") : "";
+    auto it = e.files.find(name);
+    if (it == e.files.end()) throw Error(fmt::format("{}: kernel file '{}' is missing", where, name));
+    Sha256 h;
+    h.add(it->second);
+    if (const auto now = h.hex(); now != want)
+      throw Error(fmt::format("{}: kernel file '{}' does not match its SHA-256: {} recorded, {} in hand", where, name,
+                              want, now));
+  }
+  for (const auto& [name, content] : e.files)
+    if (!list.contains(name)) throw Error(fmt::format("{}: kernel file '{}' is not one experiment.json names", where, name));
+}
+
 ExperimentContent read_experiment_folder(const fs::path& dir) {
   const auto exp_path = dir / "experiment.json", jsonl = dir / "results.jsonl";
   if (!fs::is_directory(dir)) throw Error(fmt::format("'{}' is not a folder", dir.string()));
@@ -153,6 +191,15 @@ ExperimentContent read_experiment_folder(const fs::path& dir) {
     e.points.push_back(std::move(p));
   }
   e.hash = content_hash(e);
+  for (const auto& [name, f] : kernel_file_list(e.experiment).items()) {
+    if (!safe_kernel_name(name)) continue;  // check_kernel_files names it
+    std::ifstream k(dir / name, std::ios::binary);
+    if (!k) continue;  // check_kernel_files names it
+    std::stringstream text;
+    text << k.rdbuf();
+    e.files[name] = text.str();
+  }
+  check_kernel_files(e, dir.string());
   return e;
 }
 

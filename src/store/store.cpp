@@ -2,6 +2,7 @@
 // experiments once (by content hash), queries, and experiments written back as folders.
 #include "store/store.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
@@ -54,6 +55,11 @@ std::optional<double> Cells::real(int c) const {
 // points_by_device_name covers what a query returns: one device's points of an op are
 // one range of the index, in the order the query gives them, and the large records are
 // never read (a query of 62,000 points among 1,000,000 read the whole table without it).
+// The kernel files experiments ran from outside the build, once each by content. A table
+// a store of the same schema version may lack (made before it existed): added on opening.
+constexpr const char* kKernelFilesTable =
+    "CREATE TABLE IF NOT EXISTS kernel_files (sha256 TEXT PRIMARY KEY, content TEXT NOT NULL);";
+
 std::string schema_sql(const std::string& id, const std::string& real) {
   return fmt::format(R"(
 CREATE TABLE hetbench_store (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -71,9 +77,10 @@ CREATE TABLE points (
 CREATE INDEX points_by_experiment ON points (experiment_id, point);
 CREATE INDEX points_by_device_name ON points (device_name, op, experiment_id, point, variant, variant_id, backend,
   device, precision, sizes, params, status, time, median_s, gflops, gbs);
+{4}
 INSERT INTO hetbench_store (key, value) VALUES ('application', '{2}'), ('schema_version', '{3}');
 )",
-                     id, real, kApplication, kSchemaVersion);
+                     id, real, kApplication, kSchemaVersion, kKernelFilesTable);
 }
 
 Store::Store(const std::string& url) : url_(url) {
@@ -106,6 +113,12 @@ void Store::open_schema() {
   auto tables = db_->tables();
   if (!tables.empty()) {
     check(tables);
+    if (std::find(tables.begin(), tables.end(), "kernel_files") == tables.end()) {
+      Transaction t(*db_);
+      db_->lock_schema();
+      db_->exec(kKernelFilesTable);
+      t.commit();
+    }
   } else {
     Transaction t(*db_);
     db_->lock_schema();
@@ -134,6 +147,13 @@ std::int64_t Store::insert(const ExperimentContent& e, bool& added) {
        x.dump()},
       [&](const Cells& c) { id = c.integer(0); });
   db_->insert_points(*id, e.points);
+  for (const auto& [name, content] : e.files) {
+    if (content.find('\0') != std::string::npos)
+      throw Error(fmt::format("kernel file '{}' of experiment {} holds a NUL byte: the store keeps text files only", name,
+                              e.hash.substr(0, 12)));
+    db_->query("INSERT INTO kernel_files (sha256, content) VALUES ($1, $2) ON CONFLICT (sha256) DO NOTHING",
+               {e.experiment.at("kernels").at("files").at(name).at("sha256").get<std::string>(), content}, [](const Cells&) {});
+  }
   return *id;
 }
 
@@ -206,6 +226,22 @@ void Store::read(std::int64_t id, nlohmann::json& experiment, const std::functio
              [&](const Cells& c) { each(c.str(0)); });
 }
 
+std::map<std::string, std::string> Store::kernel_files(const nlohmann::json& experiment) {
+  std::map<std::string, std::string> out;
+  if (!experiment.contains("kernels") || !experiment["kernels"].is_object()) return out;
+  const auto files = experiment["kernels"].value("files", nlohmann::json::object());
+  for (const auto& [name, f] : files.items()) {
+    const std::string sha = f.is_object() ? f.value("sha256", "") : "";
+    bool found = false;
+    db_->query("SELECT content FROM kernel_files WHERE sha256 = $1", {sha}, [&](const Cells& c) {
+      out[name] = c.str(0);
+      found = true;
+    });
+    if (!found) throw Error(fmt::format("{}: kernel file '{}' (SHA-256 {}) is not in the store", db_->name(), name, sha));
+  }
+  return out;
+}
+
 fs::path Store::write_folder(std::int64_t id, const fs::path& dir) {
   std::string folder;
   db_->query("SELECT folder FROM experiments WHERE id = $1", {std::to_string(id)},
@@ -231,6 +267,12 @@ fs::path Store::write_folder(std::int64_t id, const fs::path& dir) {
   std::ofstream x(out / "experiment.json", std::ios::binary);
   x << experiment.dump(2) << '\n';
   if (!jsonl.flush() || !csv.flush() || !x.flush()) throw Error(fmt::format("cannot write '{}'", out.string()));
+  const auto files = kernel_files(experiment);
+  if (!files.empty()) fs::create_directory(out / "kernels", ec);
+  for (const auto& [name, content] : files) {
+    std::ofstream k(out / name, std::ios::binary);
+    if (!(k << content) || !k.flush()) throw Error(fmt::format("cannot write '{}'", (out / name).string()));
+  }
   return out;
 }
 

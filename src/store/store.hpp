@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,15 @@ struct ExperimentContent {
   nlohmann::json system;      // system_description(experiment)
   std::vector<PointRow> points;
   std::string hash;  // content_hash(): SHA-256 of experiment.json and every record, canonical
+  // The kernel files the experiment ran from outside the build (experiment.json "kernels":
+  // name "kernels/FILE" -> SHA-256), name -> content; experiment.json's hashes cover them.
+  std::map<std::string, std::string> files;
 };
+
+// Checks `e.files` against experiment.json's "kernels": every file named there is present,
+// named kernels/FILE (nothing that leaves the folder) and matches its SHA-256; throws Error
+// naming `where` and the file.
+void check_kernel_files(const ExperimentContent& e, const std::string& where);
 
 // Host, OS, compiler, hetbench version and commit, and each device with its driver and
 // clock, from what experiment.json records.
@@ -115,6 +124,9 @@ class Store {
   void read(std::int64_t id, nlohmann::json& experiment, const std::function<void(const std::string& record)>& each);
   // Writes experiment `id` as an experiment folder <dir>/<its folder name>; returns it.
   std::filesystem::path write_folder(std::int64_t id, const std::filesystem::path& dir);
+  // The kernel files an experiment.json names ("kernels"), name -> content; Error naming a
+  // file the store lacks.
+  std::map<std::string, std::string> kernel_files(const nlohmann::json& experiment);
 
  private:
   void open_schema();

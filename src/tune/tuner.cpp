@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/kernel_files.hpp"
 #include "engine/interrupt.hpp"
 #include "engine/plan.hpp"
 #include "engine/progress.hpp"
@@ -281,8 +282,11 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
   } else {
     auto exp = experiment_json(e, plan);
     exp["tune"] = to_json(s);
+    const auto kernels = kernel_files_of(e);
+    if (!kernels.is_null()) exp["kernels"] = kernels;
     writer = std::make_unique<ExperimentWriter>(e.out_root, e.name, exp);
     lock = std::make_unique<ExperimentLock>(writer->dir());
+    copy_kernel_files(kernels, writer->dir());
   }
   fmt::print(stderr, "hetbench: {} in {}\n", resume ? "resuming the tuning" : "recording", writer->dir().string());
   for (const auto& why : plan.left_out) fmt::print(stderr, "hetbench: {}\n", why);

@@ -5,6 +5,8 @@
 
 #include "hetbench/error.hpp"
 #include "store_fixture.hpp"
+#include "util/json_file.hpp"
+#include "util/sha256.hpp"
 
 namespace hetbench::test {
 
@@ -131,8 +133,8 @@ TEST_P(StoreTest, ABadBundleIsRefusedWholeNamingFileAndLine) {
   edited.back() = "{\"end\":{\"experiments\":2,\"points\":81}}";
   expect_error([&] { s.import_bundle(write(edited)); }, {"line 84: the end line counts"});
   edited = lines;
-  edited.front() = "{\"hetbench_bundle\":2,\"experiments\":2}";
-  expect_error([&] { s.import_bundle(write(edited)); }, {"format version 2, newer than this hetbench's 1"});
+  edited.front() = "{\"hetbench_bundle\":3,\"experiments\":2}";
+  expect_error([&] { s.import_bundle(write(edited)); }, {"format version 3, newer than this hetbench's 2"});
   edited.front() = "{\"something\":1}";
   expect_error([&] { s.import_bundle(write(edited)); }, {"line 1: not a hetbench bundle"});
   expect_error([&] { s.import_bundle(tmp.path() / "missing.jsonl"); }, {"cannot read bundle"});
@@ -141,6 +143,65 @@ TEST_P(StoreTest, ABadBundleIsRefusedWholeNamingFileAndLine) {
   EXPECT_EQ(fresh.exec("SELECT count(*) FROM points"), "0");
   // The good one still goes in.
   EXPECT_EQ(s.import_bundle(good).points, 80);
+}
+
+}  // namespace hetbench::test
+
+namespace hetbench::test {
+
+// An experiment that ran kernels from outside the build (run --kernel) keeps them in the
+// store and in bundles: written back, imported into another store and written back from
+// there, its kernels/ files are the ones it ran; a file edited in the folder or in the
+// bundle, or a name that leaves the folder, is refused by name.
+TEST_P(StoreTest, KernelFilesTravelThroughTheStoreAndBundles) {
+  const auto dir = synthetic_experiment(tmp.path(), "k", a, 7, seed);
+  std::mt19937_64 rng(seed);
+  const std::string cl = fmt::format("kernel void gemm() {{ /* {} */ }}\n", rng());
+  const std::string entry = fmt::format(R"({{"name": "K{}", "file": "k.cl"}})", rng() % 1000);
+  fs::create_directories(dir / "kernels");
+  std::ofstream(dir / "kernels" / "k.cl", std::ios::binary) << cl;
+  std::ofstream(dir / "kernels" / "K.json", std::ios::binary) << entry;
+  auto ej = read_json_file((dir / "experiment.json").string());
+  ej["kernels"] = {{"format", "GEMMbench"},
+                   {"entry", "kernels/K.json"},
+                   {"files",
+                    {{"kernels/k.cl", {{"sha256", sha256_file((dir / "kernels" / "k.cl").string())}}},
+                     {"kernels/K.json", {{"sha256", sha256_file((dir / "kernels" / "K.json").string())}}}}}};
+  std::ofstream(dir / "experiment.json") << ej.dump(2) << '\n';
+
+  Store s(fresh.url());
+  const auto ids = s.add_folders({dir});
+  const auto back = s.write_folder(ids[0], tmp.path() / "back");
+  EXPECT_EQ(file_text(back / "kernels" / "k.cl"), cl);
+  EXPECT_EQ(file_text(back / "kernels" / "K.json"), entry);
+  const auto bundle = tmp.path() / "k.jsonl";
+  s.export_bundle(bundle, {});
+  FreshStore other("sqlite");
+  Store o(other.url());
+  EXPECT_EQ(o.import_bundle(bundle).experiments, 1);
+  const auto there = o.write_folder(o.experiments().at(0).id, tmp.path() / "there");
+  EXPECT_EQ(file_text(there / "kernels" / "k.cl"), cl);
+  EXPECT_EQ(store::read_experiment_folder(there).hash, store::read_experiment_folder(dir).hash);
+
+  // Edited in the bundle: refused whole.
+  auto text = file_text(bundle);
+  const auto at = text.find("kernel void gemm()");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 6, "KERNEL");
+  std::ofstream(tmp.path() / "edited.jsonl") << text;
+  FreshStore third("sqlite");
+  Store t(third.url());
+  expect_error([&] { t.import_bundle(tmp.path() / "edited.jsonl"); },
+               {"line 2", "kernel file 'kernels/k.cl' does not match its SHA-256"});
+  EXPECT_TRUE(t.experiments().empty());
+  // Edited in the folder, missing, or named outside it: refused naming the file.
+  std::ofstream(dir / "kernels" / "k.cl", std::ios::app) << "// edited\n";
+  expect_error([&] { store::read_experiment_folder(dir); }, {"kernel file 'kernels/k.cl' does not match"});
+  fs::remove(dir / "kernels" / "k.cl");
+  expect_error([&] { store::read_experiment_folder(dir); }, {"kernel file 'kernels/k.cl' is missing"});
+  ej["kernels"]["files"]["kernels/../../x"] = {{"sha256", "0"}};
+  std::ofstream(dir / "experiment.json") << ej.dump(2) << '\n';
+  expect_error([&] { store::read_experiment_folder(dir); }, {"'kernels/../../x': expected a name kernels/FILE"});
 }
 
 }  // namespace hetbench::test

@@ -1,6 +1,8 @@
 #include "kernel/foreign/foreign.hpp"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -70,6 +72,13 @@ std::vector<ForeignKernel> load_foreign_kernels(const std::string& op, const std
   if (op != "gemm") throw Error(fmt::format("--kernel takes GEMMbench entries, which are gemm kernels, not {}", op));
   fs::path p(path);
   if (!fs::exists(p)) throw Error(fmt::format("GEMMbench entry '{}' does not exist", path));
+  // Once per path: the entries register variants, which a second load would define twice
+  // (the command loads them, then the experiment records their files).
+  static std::mutex mu;
+  static std::map<std::string, std::vector<ForeignKernel>> loaded;
+  std::lock_guard lock(mu);
+  const std::string key = fs::weakly_canonical(p).string();
+  if (auto it = loaded.find(key); it != loaded.end()) return it->second;
   const bool folder = fs::is_directory(p);
   std::vector<fs::path> files;
   if (folder) {
@@ -91,6 +100,7 @@ std::vector<ForeignKernel> load_foreign_kernels(const std::string& op, const std
                               f.string()));
   }
   if (out.empty()) throw Error(fmt::format("no GEMMbench entry in '{}'", path));
+  loaded[key] = out;
   return out;
 }
 

@@ -23,6 +23,9 @@ namespace hetbench {
 struct ForeignKernel {
   std::string format;  // "GEMMbench", "Lift"
   std::string path;    // the entry file
+  // Every file the entry is made of (the entry, its kernel source), as paths: recorded and
+  // copied with an experiment so that replay needs nothing else (engine/kernel_files).
+  std::vector<std::string> files;
   std::shared_ptr<Variant> variant;
   Precision precision = Precision::S;
   // The problem axes the entry fixes, as a size suffix appended to every size ("@NT").

@@ -66,6 +66,7 @@ ForeignKernel gemmbench_entry(const std::string& file, const ojson& j) {
       {"global", {fmt::format("n / {}", dj), fmt::format("n / {}", di)}},
       {"local", {"LWS_J", "LWS_I"}}};
   e.variant = register_variant_json(meta, fs::path(file).parent_path().string(), file);
+  e.files = {file, (fs::path(file).parent_path() / source).string()};
   return e;
 }
 

@@ -162,6 +162,7 @@ ForeignKernel lift_entry(const std::string& file, const ojson& j) {
       {"global", global},
       {"local", local}};
   e.variant = register_variant_json(meta, cl.parent_path().string(), file);
+  e.files = {file, cl.string()};
   return e;
 }
 
