@@ -407,7 +407,14 @@ std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path&
 }
 
 std::shared_ptr<KernelVariant> parse_metadata(const fs::path& json_path) {
-  return variant_from_json(read_json_file<ojson>(json_path.string()), json_path.parent_path(), json_path.string());
+  const auto j = read_json_file<ojson>(json_path.string());
+  // A GEMMbench entry (hand-written: "file"; Lift-generated: "kernel_name") is no
+  // metadata file: say where it goes rather than which key is unknown.
+  if (j.is_object() && !j.contains("source") && (j.contains("file") || j.contains("kernel_name")))
+    throw Error(fmt::format("{}: a GEMMbench entry, not hetbench kernel metadata: give it to `run gemm --kernel` or "
+                            "`tune gemm --kernel` (an experiment of it replays from its own copy)",
+                            json_path.string()));
+  return variant_from_json(j, json_path.parent_path(), json_path.string());
 }
 
 }  // namespace
