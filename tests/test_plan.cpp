@@ -190,14 +190,20 @@ struct FakeLookup final : tuning::TuningLookup {
     return tuning::nearest(entries, q);
   }
   void add(const Variant& v, const Device& d, Precision p, long long n, ParamValues params) {
+    // "storage=aos": dot has a storage axis
+    add_entry(v, d, p, tuning::classify_features(v.op, {{"n", n}}), tuning::storage_key(find_op(v.op), Sizes{{"n", n}}),
+              std::move(params));
+  }
+  void add_entry(const Variant& v, const Device& d, Precision p, tuning::ProblemClass cls, std::string storage,
+                 ParamValues params) {
     tuning::TuningEntry e;
     e.id = static_cast<std::int64_t>(entries.size()) + 1;
     e.device = tuning::DeviceIdentity::of(d.info());
     e.variant_id = v.id();
     e.variant_hash = tuning::variant_hash(v);
     e.precision = p;
-    e.problem = tuning::classify_features(v.op, {{"n", n}});
-    e.storage = tuning::storage_key(find_op(v.op), Sizes{{"n", n}});  // "storage=aos": dot has a storage axis
+    e.problem = std::move(cls);
+    e.storage = std::move(storage);
     e.params = std::move(params);
     e.rate = 1;
     entries.push_back(std::move(e));
@@ -393,17 +399,8 @@ TEST_F(PlanTest, AutoParametersFromTheRuleWhenTheDatabaseHasNothingNear) {
   // A database entry of vector near the banded matrix: its value, not the rule's.
   r.params.clear();
   FakeLookup db;
-  tuning::TuningEntry e;
-  e.id = 1;
-  e.device = tuning::DeviceIdentity::of(devices[0]->info());
-  e.variant_id = variants[1]->id();
-  e.variant_hash = tuning::variant_hash(*variants[1]);
-  e.precision = Precision::D;
-  e.problem = tuning::classify_features("spmv", p.runs[0].features[1]);
-  e.storage = tuning::storage_key(find_op("spmv"), p.runs[0].sizes[1]);
-  e.params = {{"TPR", 32}};
-  e.rate = 1;
-  db.entries.push_back(e);
+  db.add_entry(*variants[1], *devices[0], Precision::D, tuning::classify_features("spmv", p.runs[0].features[1]),
+               tuning::storage_key(find_op("spmv"), p.runs[0].sizes[1]), {{"TPR", 32}});
   p = plan_points({plan_run(r, 7, find_op("spmv"), variants, {devices[0]})}, &db);
   EXPECT_EQ(p.points[2].params.at("TPR"), 32);
   EXPECT_THAT(p.points[2].param_source.at("TPR"), HasSubstr("db:1 same device, distance 0"));
@@ -479,17 +476,7 @@ TEST(OpRules, TuningAsksTheOpNotItsName) {
   EXPECT_EQ(cls.reach, 0.5);
   EXPECT_NEAR(tuning::distance(cls, tuning::classify(op, Sizes{{"n", 5000}})), 0.25 * std::log2(5000.0 / 4096), 1e-12);
   FakeLookup db;
-  tuning::TuningEntry e;
-  e.id = 1;
-  e.device = tuning::DeviceIdentity::of(devices[0]->info());
-  e.variant_id = variants[1]->id();
-  e.variant_hash = tuning::variant_hash(*variants[1]);
-  e.precision = Precision::S;
-  e.storage = tuning::storage_key(op, Sizes{{"n", 4096}});
-  e.problem = cls;
-  e.params = {{"WG", 16}};
-  e.rate = 1;
-  db.entries.push_back(e);
+  db.add_entry(*variants[1], *devices[0], Precision::S, cls, tuning::storage_key(op, Sizes{{"n", 4096}}), {{"WG", 16}});
   p = plan_points({plan_run(r, 1, op, variants, devices)}, &db);
   EXPECT_EQ(p.points[1].variant->name, "zeta");
   EXPECT_EQ(p.points[1].params.at("WG"), 16);
