@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "engine/interrupt.hpp"
-#include "engine/kernel_files.hpp"
 #include "engine/measure.hpp"
 #include "engine/plan.hpp"
 #include "engine/point_executor.hpp"
@@ -17,6 +16,7 @@
 #include "engine/report.hpp"
 #include "engine/results.hpp"
 #include "engine/resume.hpp"
+#include "engine/session.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/record.hpp"
 #include "tuning/db.hpp"
@@ -96,24 +96,20 @@ int run_experiment(const Experiment& e, std::filesystem::path* dir, const Resume
 
 int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, const std::string& tuning_db,
              const ResumeOptions* resume) {
-  std::unique_ptr<ExperimentWriter> writer;
-  std::unique_ptr<ExperimentLock> lock;
+  std::unique_ptr<ExperimentSession> session;
   ResumeState state;
   if (resume) {
-    lock = std::make_unique<ExperimentLock>(resume->dir);
+    session = ExperimentSession::lock(resume->dir);
     // Matched before the folder is touched: a refused resume changes nothing.
     state = match_records(plan, e.seed, read_results(resume->dir), *resume);
-    writer = std::make_unique<ExperimentWriter>(ExperimentWriter::Reopen{}, resume->dir);
-    if (state.retried) writer->replace_records(state.kept);
+    session->reopen();
+    if (state.retried) session->writer().replace_records(state.kept);
   } else {
     auto ej = experiment_json(e, plan);
     ej["tuning_db"] = tuning_db.empty() ? nlohmann::json(nullptr) : nlohmann::json(tuning_db);
-    const auto kernels = kernel_files_of(e);
-    if (!kernels.is_null()) ej["kernels"] = kernels;
-    writer = std::make_unique<ExperimentWriter>(e.out_root, e.name, ej);
-    lock = std::make_unique<ExperimentLock>(writer->dir());
-    copy_kernel_files(kernels, writer->dir());
+    session = ExperimentSession::create(e, std::move(ej));
   }
+  ExperimentWriter* writer = &session->writer();
   state.finished.resize(plan.points.size());
   if (dir) *dir = writer->dir();
   std::size_t done = 0;

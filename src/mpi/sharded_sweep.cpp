@@ -14,6 +14,7 @@
 #include <mpi.h>
 #include <fmt/format.h>
 
+#include "engine/session.hpp"
 #include "engine/interrupt.hpp"
 #include "engine/plan.hpp"
 #include "engine/point_executor.hpp"
@@ -72,8 +73,8 @@ struct OwnShare {
 struct Setup {
   std::string verdict;
   std::vector<std::vector<std::size_t>> shares;
-  std::unique_ptr<ExperimentWriter> writer;
-  std::unique_ptr<ExperimentLock> lock;
+  std::unique_ptr<ExperimentSession> session;
+  ExperimentWriter* writer = nullptr;  // the session's
   ResumeState state;
 };
 
@@ -100,7 +101,7 @@ void setup_root(Setup& s, const Experiment& e, const Planned* p, const std::stri
   }
   const Plan& plan = p->plan;
   if (resume) {
-    s.lock = std::make_unique<ExperimentLock>(resume->dir);
+    s.session = ExperimentSession::lock(resume->dir);
     s.state = match_records(plan, e.seed, read_results(resume->dir), *resume);
   }
   s.state.finished.resize(plan.points.size());
@@ -115,14 +116,15 @@ void setup_root(Setup& s, const Experiment& e, const Planned* p, const std::stri
   }
   s.shares = assign_points(plan, todo, places);
   if (resume) {
-    s.writer = std::make_unique<ExperimentWriter>(ExperimentWriter::Reopen{}, resume->dir);
+    s.session->reopen();
+    s.writer = &s.session->writer();
     if (s.state.retried) s.writer->replace_records(s.state.kept);
   } else {
     auto ej = experiment_json(e, plan);
     ej["tuning_db"] = p->db_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(p->db_path);
     ej["mpi"] = {{"ranks", reports.size()}, {"hosts", hosts}};
-    s.writer = std::make_unique<ExperimentWriter>(e.out_root, e.name, ej);
-    s.lock = std::make_unique<ExperimentLock>(s.writer->dir());
+    s.session = ExperimentSession::create(e, std::move(ej));
+    s.writer = &s.session->writer();
   }
 }
 

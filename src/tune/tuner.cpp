@@ -9,7 +9,6 @@
 
 #include <fmt/format.h>
 
-#include "engine/kernel_files.hpp"
 #include "engine/interrupt.hpp"
 #include "engine/plan.hpp"
 #include "engine/progress.hpp"
@@ -17,6 +16,7 @@
 #include "engine/provenance.hpp"
 #include "engine/results.hpp"
 #include "engine/resume.hpp"
+#include "engine/session.hpp"
 #include "engine/runner.hpp"
 #include "hetbench/error.hpp"
 #include "ops/layout_ref.hpp"
@@ -272,22 +272,18 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
   e.seed = s.seed;
   const Plan plan = plan_experiment(e);
   const auto tasks = tasks_of(plan);
-  std::unique_ptr<ExperimentWriter> writer;
+  std::unique_ptr<ExperimentSession> session;
   std::vector<nlohmann::json> earlier;
-  std::unique_ptr<ExperimentLock> lock;
   if (resume) {
-    lock = std::make_unique<ExperimentLock>(*resume);
-    writer = std::make_unique<ExperimentWriter>(ExperimentWriter::Reopen{}, *resume);
+    session = ExperimentSession::lock(*resume);
+    session->reopen();
     earlier = read_results(*resume);
   } else {
     auto exp = experiment_json(e, plan);
     exp["tune"] = to_json(s);
-    const auto kernels = kernel_files_of(e);
-    if (!kernels.is_null()) exp["kernels"] = kernels;
-    writer = std::make_unique<ExperimentWriter>(e.out_root, e.name, exp);
-    lock = std::make_unique<ExperimentLock>(writer->dir());
-    copy_kernel_files(kernels, writer->dir());
+    session = ExperimentSession::create(e, std::move(exp));
   }
+  ExperimentWriter* writer = &session->writer();
   fmt::print(stderr, "hetbench: {} in {}\n", resume ? "resuming the tuning" : "recording", writer->dir().string());
   for (const auto& why : plan.left_out) fmt::print(stderr, "hetbench: {}\n", why);
   const Recorded recorded = recorded_by_task(earlier);

@@ -1,0 +1,27 @@
+#include "engine/session.hpp"
+
+#include "engine/kernel_files.hpp"
+
+namespace hetbench {
+
+std::unique_ptr<ExperimentSession> ExperimentSession::create(const Experiment& e, nlohmann::json experiment) {
+  std::unique_ptr<ExperimentSession> s(new ExperimentSession);
+  const auto kernels = kernel_files_of(e);
+  if (!kernels.is_null()) experiment["kernels"] = kernels;
+  s->writer_ = std::make_unique<ExperimentWriter>(e.out_root, e.name, std::move(experiment));
+  s->dir_ = s->writer_->dir();
+  s->lock_ = std::make_unique<ExperimentLock>(s->dir_);
+  copy_kernel_files(kernels, s->dir_);
+  return s;
+}
+
+std::unique_ptr<ExperimentSession> ExperimentSession::lock(const std::filesystem::path& dir) {
+  std::unique_ptr<ExperimentSession> s(new ExperimentSession);
+  s->dir_ = dir;
+  s->lock_ = std::make_unique<ExperimentLock>(dir);
+  return s;
+}
+
+void ExperimentSession::reopen() { writer_ = std::make_unique<ExperimentWriter>(ExperimentWriter::Reopen{}, dir_); }
+
+}  // namespace hetbench
