@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "engine/runner.hpp"
 #include "engine/device_measure.hpp"
 #include "engine/device_report.hpp"
 #include "hetbench/error.hpp"
@@ -75,17 +76,19 @@ int report(const ReportOpts& o) {
   for (const auto& d : devices) reports.push_back(device_report_json(*d));
   int rc = 0;
   if (o.measure) {
-    auto m = measure_devices(devices, o.measure_opts);
-    rc = m.rc;
+    const auto plan = plan_device_measurement(devices, o.measure_opts);
+    std::filesystem::path dir;
+    if (!plan.experiment.runs.empty()) rc = run_experiment(plan.experiment, &dir);
+    const auto figures = measured_figures(devices, plan, dir);
     for (std::size_t k = 0; k < reports.size(); ++k) {
-      reports[k]["measurements"] = m.per_device[k];
-      if (!m.dir.empty()) reports[k]["experiment"] = std::filesystem::absolute(m.dir).string();
+      reports[k]["measurements"] = figures[k];
+      if (!dir.empty()) reports[k]["experiment"] = std::filesystem::absolute(dir).string();
     }
     // Beside the records, so that the HTML report shows the measured figures too.
-    if (!m.dir.empty()) {
-      std::ofstream f(m.dir / "device-report.json");
+    if (!dir.empty()) {
+      std::ofstream f(dir / "device-report.json");
       f << nlohmann::json{{"reports", reports}}.dump(2) << "\n";
-      if (!f) throw Error(fmt::format("cannot write '{}'", (m.dir / "device-report.json").string()));
+      if (!f) throw Error(fmt::format("cannot write '{}'", (dir / "device-report.json").string()));
     }
   }
   if (o.json) {

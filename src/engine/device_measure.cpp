@@ -7,7 +7,6 @@
 
 #include "engine/query.hpp"
 #include "engine/results.hpp"
-#include "engine/runner.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/op.hpp"
 #include "hetbench/variant.hpp"
@@ -105,15 +104,16 @@ nlohmann::json extract_measurement(const ReportMeasurement& m, const std::string
   return out;
 }
 
-MeasuredReport measure_devices(const std::vector<std::shared_ptr<Device>>& devices, const MeasureOptions& o) {
-  Experiment e;
+DeviceMeasurement plan_device_measurement(const std::vector<std::shared_ptr<Device>>& devices, const MeasureOptions& o) {
+  DeviceMeasurement out;
+  Experiment& e = out.experiment;
   e.name = "device-report";
   e.out_root = o.out;
   e.format = "none";  // the report prints its own view
   e.command_line = o.command_line;
   e.seed = o.seed;
   e.spec = {{"seed", e.seed}, {"purpose", "hetbench devices --report --measure"}};
-  std::vector<std::vector<const ReportMeasurement*>> planned(devices.size());
+  out.planned.resize(devices.size());
   for (std::size_t k = 0; k < devices.size(); ++k) {
     const auto& d = *devices[k];
     for (const auto& m : report_measurements()) {
@@ -130,22 +130,26 @@ MeasuredReport measure_devices(const std::vector<std::shared_ptr<Device>>& devic
       r.reps = o.reps;
       r.warmup = o.warmup;
       e.runs.push_back(r);
-      planned[k].push_back(&m);
+      out.planned[k].push_back(&m);
     }
   }
-  MeasuredReport out;
-  if (!e.runs.empty()) out.rc = run_experiment(e, &out.dir);
-  const auto recs = out.dir.empty() ? std::vector<nlohmann::json>{} : read_results(out.dir);
+  return out;
+}
+
+std::vector<nlohmann::json> measured_figures(const std::vector<std::shared_ptr<Device>>& devices,
+                                             const DeviceMeasurement& plan, const std::filesystem::path& dir) {
+  const auto recs = dir.empty() ? std::vector<nlohmann::json>{} : read_results(dir);
+  std::vector<nlohmann::json> out;
   for (std::size_t k = 0; k < devices.size(); ++k) {
     nlohmann::json list = planned_measurements(*devices[k]);
     for (auto& item : list) {
-      for (const auto* m : planned[k])
+      for (const auto* m : plan.planned[k])
         if (m->name == item["name"]) {
           item = extract_measurement(*m, devices[k]->id(), recs);
-          item["experiment"] = std::filesystem::absolute(out.dir).string();
+          item["experiment"] = std::filesystem::absolute(dir).string();
         }
     }
-    out.per_device.push_back(list);
+    out.push_back(list);
   }
   return out;
 }

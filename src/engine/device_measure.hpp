@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/spec.hpp"
 #include "hetbench/device.hpp"
 
 namespace hetbench {
@@ -40,13 +41,17 @@ struct MeasureOptions {
   std::string command_line;
 };
 
-struct MeasuredReport {
-  int rc = 0;  // run_experiment's status
-  std::filesystem::path dir;
-  std::vector<nlohmann::json> per_device;  // measurements of each device, in the given order
+// The measurements as one experiment (an ordinary one, which the caller runs: the
+// characterisation of a device sits above the engine that measures it) and which entries
+// of each device it holds, in the given order.
+struct DeviceMeasurement {
+  Experiment experiment;  // no runs: nothing here can be measured
+  std::vector<std::vector<const ReportMeasurement*>> planned;
 };
-// Runs every measurable entry on every device as one experiment (one folder).
-MeasuredReport measure_devices(const std::vector<std::shared_ptr<Device>>& devices, const MeasureOptions& o);
+DeviceMeasurement plan_device_measurement(const std::vector<std::shared_ptr<Device>>& devices, const MeasureOptions& o);
+// Each device's measurements from the experiment's records in `dir` (empty: none ran).
+std::vector<nlohmann::json> measured_figures(const std::vector<std::shared_ptr<Device>>& devices,
+                                             const DeviceMeasurement& plan, const std::filesystem::path& dir);
 
 // The figures of entry `m` on device `dev` in an experiment's records.
 nlohmann::json extract_measurement(const ReportMeasurement& m, const std::string& dev,
