@@ -25,6 +25,33 @@ std::string precision_list(const std::vector<Precision>& ps) {
   return s;
 }
 
+// "4096@NN,3001x5003x997@NT" is two tokens: a suffix applies to the list before it and
+// ends the token, so a comma after one starts the next, provided every piece ends in a
+// suffix of its own. Otherwise (a suffix's own list, "@offset=0,1,32"; "256@NT,512")
+// the token stays whole, and the op says what is wrong with it.
+std::vector<std::string> split_suffixed(const std::string& token) {
+  std::vector<std::string> pieces;
+  std::string cur;
+  std::size_t start = 0;
+  while (start <= token.size()) {
+    const auto comma = token.find(',', start);
+    const auto part = token.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (cur.find('@') != std::string::npos) {
+      pieces.push_back(cur);
+      cur = part;
+    } else {
+      cur = cur.empty() && pieces.empty() && start == 0 ? part : cur + "," + part;
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  pieces.push_back(cur);
+  if (pieces.size() < 2) return {token};
+  for (const auto& p : pieces)
+    if (p.find('@') == std::string::npos || p.front() == '@') return {token};
+  return pieces;
+}
+
 std::vector<std::shared_ptr<Variant>> choose_variants(const RunSpec& spec,
                                                       const std::vector<std::shared_ptr<Variant>>& candidates) {
   if (contains(spec.variants, std::string("all"))) return candidates;
@@ -108,8 +135,9 @@ std::vector<Sizes> problem_sizes(const RunSpec& spec, const Op& op, std::uint64_
     throw Error(fmt::format("no --{} given for {}: a Matrix Market file or a generator such as gen:poisson3d:n=64",
                             kind, spec.op));
   std::vector<Sizes> sizes;
-  for (const auto& tok : spec.sizes)
-    for (auto& s : op.parse_sizes(tok)) sizes.push_back(s);
+  for (const auto& whole : spec.sizes)
+    for (const auto& tok : split_suffixed(whole))
+      for (auto& s : op.parse_sizes(tok)) sizes.push_back(s);
   errors.assign(sizes.size(), "");
   for (const auto& tok : spec.inputs) {
     try {
@@ -270,7 +298,10 @@ Plan plan_points(std::vector<RunPlan> runs, const tuning::TuningLookup* db) {
             if (v.backend != dev.kernel_language()) continue;
             if (auto why = v.unsupported_reason(dev, prec); !why.empty()) {
               const bool has_prec = std::find(v.precisions.begin(), v.precisions.end(), prec) != v.precisions.end();
-              if ((has_prec || !all) && said.insert(v.id() + "|" + dev.id() + "|" + name(prec)).second)
+              // "libraries" is a set like "all": a baseline without the precision is expected.
+              const bool named = !all && std::any_of(r.spec->variants.begin(), r.spec->variants.end(),
+                                                     [&](const std::string& n) { return n == v.name || n == v.id(); });
+              if ((has_prec || named) && said.insert(v.id() + "|" + dev.id() + "|" + name(prec)).second)
                 plan.left_out.push_back(fmt::format("skipping {} on {} in {}: {}", v.id(), dev.id(), name(prec), why));
               continue;
             }
@@ -279,6 +310,23 @@ Plan plan_points(std::vector<RunPlan> runs, const tuning::TuningLookup* db) {
               else add(ri, prec, si, di, v, params, std::nullopt, nullptr);
           }
         }
+    // A device the run names that none of its variants runs on would vanish from the
+    // table without a word (`--device opencl:0:0,host --variant vec`): say so.
+    if (r.auto_pool.empty())
+      for (const auto& dev_ptr : r.devices) {
+        const Device& dev = *dev_ptr;
+        const bool any = std::any_of(r.variants.begin(), r.variants.end(),
+                                     [&](const auto& pv) { return pv.variant->backend == dev.kernel_language(); });
+        if (any || r.variants.empty()) continue;
+        std::string names, there;
+        for (const auto& pv : r.variants) names += fmt::format("{}{}", names.empty() ? "" : ", ", pv.variant->name);
+        for (const auto& v : variants_for(r.op->name()))
+          if (v->backend == dev.kernel_language()) there += fmt::format("{}{}", there.empty() ? "" : ", ", v->name);
+        note(fmt::format("nothing to run on {}: {} {} no {} variant{}", dev.id(), names,
+                         r.variants.size() == 1 ? "has" : "have", to_string(dev.kernel_language()),
+                         there.empty() ? fmt::format(" (no variant of {} runs there)", r.op->name())
+                                       : fmt::format(" ({}'s there: {})", r.op->name(), there)));
+      }
   }
   return plan;
 }

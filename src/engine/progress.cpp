@@ -40,11 +40,11 @@ std::string format_time_left(double s) {
   return fmt::format("{:.1f}h", s / 3600);
 }
 
-std::string sweep_progress_text(std::size_t done, std::size_t total, int failures, double seconds_measuring,
-                                std::size_t measured_now) {
+std::string points_progress_text(const std::string& label, std::size_t done, std::size_t total, int failures,
+                                 double seconds_measuring, std::size_t measured_now) {
   const double left =
       measured_now > 0 ? seconds_measuring / static_cast<double>(measured_now) * static_cast<double>(total - done) : -1;
-  return fmt::format("sweep: {}/{} points, {} failed, {} left", done, total, failures, format_time_left(left));
+  return fmt::format("{}: {}/{} points, {} failed, {} left", label, done, total, failures, format_time_left(left));
 }
 
 }  // namespace hetbench

@@ -28,9 +28,10 @@ class ProgressLine {
 // Seconds left as "42s", "3m05s" or "1.5h"; "?" when negative (unknown).
 std::string format_time_left(double seconds);
 
-// "points done/total, N failed, T left" for a sweep: the time left extrapolates the
-// seconds per point measured so far in this session (0 measured: unknown).
-std::string sweep_progress_text(std::size_t done, std::size_t total, int failures, double seconds_measuring,
-                                std::size_t measured_now);
+// "LABEL: done/total points, N failed, T left" for run, sweep, replay and the default
+// suite (LABEL: the experiment's name): the time left extrapolates the seconds per point
+// measured so far in this session (0 measured: unknown).
+std::string points_progress_text(const std::string& label, std::size_t done, std::size_t total, int failures,
+                                 double seconds_measuring, std::size_t measured_now);
 
 }  // namespace hetbench

@@ -147,7 +147,7 @@ int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, 
       count(j);
       progress.clear();
       print_progress(j);
-      progress.update(sweep_progress_text(done, plan.points.size(), failed + errors, measuring_s, measured_now));
+      progress.update(points_progress_text(e.name, done, plan.points.size(), failed + errors, measuring_s, measured_now));
       state.finished[i] = std::move(j);
     }
   }
