@@ -93,18 +93,25 @@ int query(Store& s, const store::Filter& f, const std::string& format) {
   Out out;
   std::int64_t n = 0;
   const bool table = format == "table", csv = format == "csv";
-  if (table)
-    out.print("{:>4} {:<14} {:>6} {:<6} {:<22} {:<26} {:<4} {:<26} {:<7} {:>11} {:>10} {:>10}\n", "exp", "host",
-              "point", "op", "variant", "device", "prec", "sizes", "status", "median_s", "gflops", "gbs");
+  // The table's header goes out with its first row: a filter refused (bad --size) prints
+  // nothing but its error. Whole device names, and the parameters (WG=64 and WG=256 are
+  // two rows that differ only there).
+  bool header = false;
   if (csv)
     out.print("experiment,host,point,op,variant,variant_id,backend,device,device_name,precision,sizes,params,status,"
               "time,median_s,gflops,gbs\n");
   if (format == "json") out.print("[");
   s.query(f, [&](const store::QueryRow& p) {
     if (table) {
-      out.print("{:>4} {:<14} {:>6} {:<6} {:<22} {:<26} {:<4} {:<26} {:<7} {:>11} {:>10} {:>10}\n", p.experiment,
-                p.host.substr(0, 14), p.point, p.op, p.variant.substr(0, 22), p.device_name.substr(0, 26), p.precision,
-                p.sizes.substr(0, 26), p.status, num(p.median_s), num(p.gflops), num(p.gbs));
+      if (!header)
+        out.print("{:>4} {:<14} {:>6} {:<6} {:<22} {:<34} {:<4} {:<26} {:<24} {:<7} {:>11} {:>10} {:>10}\n", "exp",
+                  "host", "point", "op", "variant", "device", "prec", "sizes", "params", "status", "median_s", "gflops",
+                  "gbs");
+      header = true;
+      out.print("{:>4} {:<14} {:>6} {:<6} {:<22} {:<34} {:<4} {:<26} {:<24} {:<7} {:>11} {:>10} {:>10}\n", p.experiment,
+                p.host.substr(0, 14), p.point, p.op, p.variant.substr(0, 22), p.device_name, p.precision,
+                p.sizes.substr(0, 26), p.params.empty() ? "-" : p.params, p.status, num(p.median_s), num(p.gflops),
+                num(p.gbs));
     } else if (csv) {
       out.csv_row(p);
     } else {
@@ -119,6 +126,9 @@ int query(Store& s, const store::Filter& f, const std::string& format) {
     }
     ++n;
   });
+  if (table && !header)
+    out.print("{:>4} {:<14} {:>6} {:<6} {:<22} {:<34} {:<4} {:<26} {:<24} {:<7} {:>11} {:>10} {:>10}\n", "exp", "host",
+              "point", "op", "variant", "device", "prec", "sizes", "params", "status", "median_s", "gflops", "gbs");
   if (format == "json") out.print("{}]\n", n ? "\n" : "");
   out.flush();
   fmt::print(stderr, "hetbench: {} points\n", n);

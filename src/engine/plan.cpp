@@ -26,9 +26,10 @@ std::string precision_list(const std::vector<Precision>& ps) {
 }
 
 // "4096@NN,3001x5003x997@NT" is two tokens: a suffix applies to the list before it and
-// ends the token, so a comma after one starts the next, provided every piece ends in a
-// suffix of its own. Otherwise (a suffix's own list, "@offset=0,1,32"; "256@NT,512")
-// the token stays whole, and the op says what is wrong with it.
+// ends the token, so a comma after a suffix without a value list (@NN, @soa; not
+// @stride=2,9, whose list goes on) starts the next, provided every piece ends in a suffix
+// of its own. Otherwise ("256@NT,512") the token stays whole, and the op says what is
+// wrong with it.
 std::vector<std::string> split_suffixed(const std::string& token) {
   std::vector<std::string> pieces;
   std::string cur;
@@ -36,7 +37,8 @@ std::vector<std::string> split_suffixed(const std::string& token) {
   while (start <= token.size()) {
     const auto comma = token.find(',', start);
     const auto part = token.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (cur.find('@') != std::string::npos) {
+    const auto at = cur.rfind('@');
+    if (at != std::string::npos && cur.find('=', at) == std::string::npos) {
       pieces.push_back(cur);
       cur = part;
     } else {

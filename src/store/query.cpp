@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "hetbench/error.hpp"
+#include "hetbench/expr.hpp"
 #include "store/backend.hpp"
 #include "store/store.hpp"
 
@@ -21,13 +22,26 @@ struct SizeTest {
   double lo = 0, hi = 0;
 };
 
+// Values as `run --size` takes them: integer expressions (1024, 1e5, 2^20).
 SizeTest parse_size(const std::string& s) {
-  static const std::regex re(R"(([A-Za-z_][A-Za-z0-9_]*)=([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)(?:\.\.([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))?)");
-  std::smatch m;
-  if (!std::regex_match(s, m, re))
-    throw Error(fmt::format("--size '{}': expected AXIS=VALUE or AXIS=LO..HI (n=1024, n=1000..4096)", s));
-  SizeTest t{m[1], std::strtod(m[2].str().c_str(), nullptr), 0};
-  t.hi = m[3].matched ? std::strtod(m[3].str().c_str(), nullptr) : t.lo;
+  const auto eq = s.find('=');
+  const auto usage = [&](const std::string& why) {
+    return Error(fmt::format("--size '{}': {}; expected AXIS=VALUE or AXIS=LO..HI (n=1024, n=1e5..2^20)", s, why));
+  };
+  static const std::regex axis(R"([A-Za-z_][A-Za-z0-9_]*)");
+  if (eq == std::string::npos || !std::regex_match(s.substr(0, eq), axis)) throw usage("no axis name before '='");
+  const auto rest = s.substr(eq + 1);
+  const auto dots = rest.find("..");
+  auto value = [&](const std::string& text) {
+    if (text.empty()) throw usage("a value is missing");
+    try {
+      return static_cast<double>(eval_int(Expr(text), {}));
+    } catch (const Error& e) {
+      throw usage(fmt::format("'{}' is not an integer expression ({})", text, e.what()));
+    }
+  };
+  SizeTest t{s.substr(0, eq), value(rest.substr(0, dots)), 0};
+  t.hi = dots == std::string::npos ? t.lo : value(rest.substr(dots + 2));
   return t;
 }
 

@@ -381,9 +381,15 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
         writer->append(rec);
       }
       recs.push_back(rec);
-      const std::string best = pick.found ? fmt::format("{} ({})", rate_text(recs[pick.best]), format_params(
-                                                            recs[pick.best].value("params", ParamValues{})))
-                                          : "none yet";
+      // The fastest so far never goes down; the configuration kept may be a simpler one
+      // tied with it (docs/tuning.md), which the line names beside it.
+      auto params_of = [&](std::size_t i) { return format_params(recs[i].value("params", ParamValues{})); };
+      const std::string best =
+          !pick.found ? "none yet"
+          : pick.best == pick.fastest
+              ? fmt::format("{} ({})", rate_text(recs[pick.fastest]), params_of(pick.fastest))
+              : fmt::format("{} ({}; keeping the tied {})", rate_text(recs[pick.fastest]), params_of(pick.fastest),
+                            params_of(pick.best));
       double left = -1;
       if (s.budget.seconds() > 0) left = std::max(0.0, s.budget.seconds() - time_used - elapsed());
       else if (measured_now > 0) left = measuring_s / measured_now * (budget - measured.size());

@@ -66,6 +66,16 @@ TEST_P(StoreTest, CommandsAddQueryExportImportGet) {
   }
   r = run_hetbench("store query" + st + " --op gemm --format table");
   EXPECT_NE(r.output.find("median_s"), std::string::npos);
+  EXPECT_NE(r.output.find("params"), std::string::npos) << r.output;
+  // Sizes as run takes them (expressions); a bad one is its error alone, no header before it.
+  const auto all = run_hetbench("store query" + st + " --op gemm --format csv");
+  r = run_hetbench("store query" + st + " --op gemm --size n=1e0..2^40 --format csv");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output, all.output);
+  r = run_hetbench("store query" + st + " --size n=lots");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--size 'n=lots'"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("median_s"), std::string::npos) << r.output;
   r = run_hetbench("store list" + st);
   EXPECT_NE(r.output.find("cli1"), std::string::npos) << r.output;
 
