@@ -53,3 +53,33 @@ TEST(Friction, LibrariesWithoutThePrecisionAreNotListedOneByOne) {
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_THAT(r.output, HasSubstr("has no DF version"));
 }
+
+// --dry-run lists what would be measured, with each parameter's source, and writes nothing.
+TEST(Friction, DryRunListsThePlannedPointsAndWritesNothing) {
+  TempDir d;
+  const auto out = d.path() / "out";
+  auto r = run_hetbench("run dot --device host --variant loop,omp --precision S,D --size 1000,4099 --param THREADS=1,2 "
+                        "--dry-run --out " + out.string(),
+                        "HETBENCH_DB=none");
+  ASSERT_EQ(r.status, 0) << r.output;
+  // loop: 2 precisions x 2 sizes; omp: the same x 2 thread counts.
+  EXPECT_THAT(r.output, HasSubstr("dry run: 12 points planned, 12 to measure"));
+  EXPECT_THAT(r.output, HasSubstr("command line"));  // THREADS' source
+  EXPECT_FALSE(std::filesystem::exists(out));
+  r = run_hetbench("sweep " + source_dir() + "/bench/default-suite.json --dry-run --out " + out.string(),
+                   "HETBENCH_DB=none");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("points planned"));
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// The table shows how many timed repetitions each point took and how noisy its median is.
+TEST(Friction, TableShowsSamplesAndNoise) {
+  TempDir d;
+  auto r = run_hetbench("run copy --device host --variant loop --precision S --size 1000 --reps 7 --out " + d.str() +
+                        " 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("samples"));
+  EXPECT_THAT(r.output, HasSubstr("noise"));
+  EXPECT_THAT(r.output, testing::ContainsRegex(" 7 +[0-9.]+% "));
+}

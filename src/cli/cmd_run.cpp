@@ -148,6 +148,7 @@ Command add_run(CLI::App& app, const std::string& command_line) {
     RunSelectors sel;
     std::string kernel, lws;
     Isolation iso;
+    bool dry_run = false;
   };
   auto o = std::make_shared<Opts>();
   sub->add_option("op", o->sel.r.op, "copy, axpy, dot, ...")->required();
@@ -156,6 +157,8 @@ Command add_run(CLI::App& app, const std::string& command_line) {
   sub->add_option("--lws", o->lws, "with --kernel: the entry's tunable local size, J,I (GEMMbench's lws)");
   add_common(sub, o->c);
   add_isolation(sub, o->iso, false);
+  sub->add_flag("--dry-run", o->dry_run,
+                "list the planned points (parameters and where they come from) and their count; measure nothing");
   return {sub, [o, sub, command_line] {
             Experiment e;
             const RunSpec r0 = o->sel.run_spec();
@@ -166,7 +169,7 @@ Command add_run(CLI::App& app, const std::string& command_line) {
             apply(o->c, e, sub->count("--seed") > 0);
             e.spec["seed"] = e.seed;
             o->iso.apply(sub, e);
-            return run_experiment(e);
+            return o->dry_run ? print_planned(e) : run_experiment(e);
           }};
 }
 
@@ -187,7 +190,10 @@ Command add_sweep(CLI::App& app, const std::string& command_line) {
   add_common(sub, *c);
   add_measure(sub, *m);
   add_isolation(sub, *iso, true);
-  return {sub, [c, path, m, iso, sub, command_line, resume, resume_dir] {
+  auto dry_run = std::make_shared<bool>(false);
+  sub->add_flag("--dry-run", *dry_run,
+                "list the planned points (parameters and where they come from) and their count; measure nothing");
+  return {sub, [c, path, m, iso, sub, command_line, resume, resume_dir, dry_run] {
             if (resume_dir->empty()) {
               if (path->empty()) throw Error("sweep: give a spec file (or --resume EXPERIMENT)");
               if (resume->retry_errors) throw Error("sweep: --retry-errors goes with --resume EXPERIMENT");
@@ -196,7 +202,7 @@ Command add_sweep(CLI::App& app, const std::string& command_line) {
               e.command_line = command_line;
               apply(*c, e, sub->count("--seed") > 0);
               iso->apply(sub, e);
-              return sweep_experiment(e);
+              return *dry_run ? print_planned(e) : sweep_experiment(e);
             }
             // The recorded experiment decides everything that shapes the points.
             if (!path->empty())

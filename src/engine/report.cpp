@@ -29,28 +29,40 @@ std::string sizes_str(const nlohmann::json& j) {
 
 double num(const nlohmann::json& r, const char* k) { return r.contains(k) && r[k].is_number() ? r[k].get<double>() : -1; }
 
+// Columns: device op prec size variant | median samples noise GB/s GFLOP/s %ceil err/bound | status.
+// samples: the timed repetitions; noise: the median's 95 % interval half-width relative to
+// it (nvbench's table shows samples and noise beside the time).
 std::vector<std::string> row(const nlohmann::json& r) {
-  std::string t, gbs, gfl, err, pct;
-  if (r.contains("timing")) t = format_seconds(r["timing"]["seconds"]["median"].get<double>());
+  std::string t, gbs, gfl, err, pct, samples, noise;
+  if (r.contains("timing")) {
+    const auto& tm = r["timing"];
+    t = format_seconds(tm["seconds"]["median"].get<double>());
+    if (tm.contains("reps") && tm["reps"].is_number()) samples = fmt::format("{}", tm["reps"].get<long long>());
+    if (tm.contains("rel_half_width") && tm["rel_half_width"].is_number())
+      noise = fmt::format("{:.2f}%", 100 * tm["rel_half_width"].get<double>());
+  }
   if (num(r, "gbs") >= 0) gbs = fmt::format("{:.2f}", num(r, "gbs"));
   if (num(r, "gflops") > 0) gfl = fmt::format("{:.2f}", num(r, "gflops"));
   if (num(r, "pct_ceiling") >= 0) pct = fmt::format("{:.1f}%", num(r, "pct_ceiling"));
   if (r.contains("validation")) err = fmt::format("{:.2e}", r["validation"]["max_err_over_bound"].get<double>());
   return {r.value("device", ""), r.value("op", ""),  r.value("precision", ""), sizes_str(r.value("sizes", nlohmann::json::object())),
           r.value("variant", "") + (r["params"].empty() ? "" : " " + sizes_str(r["params"])),
-          t, gbs, gfl, pct, err, r.value("status", "")};
+          t, samples, noise, gbs, gfl, pct, err, r.value("status", "")};
 }
 
-const std::vector<std::string> kHeader{"device", "op", "prec", "size", "variant", "median", "GB/s", "GFLOP/s", "%ceil", "err/bound", "status"};
+const std::vector<std::string> kHeader{"device",  "op",    "prec", "size",    "variant",   "median", "samples",
+                                       "noise",   "GB/s",  "GFLOP/s", "%ceil", "err/bound", "status"};
+// Indices into row() and kHeader.
+enum Col : std::size_t { kMedian = 5, kSamples, kNoise, kGbs, kGflops, kCeil, kErr, kStatus };
 
 }  // namespace
 
 void print_progress(const nlohmann::json& r) {
   auto c = row(r);
   std::string msg = r.value("status", "") == "ok" ? "" : " " + r.value("message", "");
+  auto cell = [&](std::size_t i) { return c[i].empty() ? std::string("-") : c[i]; };
   fmt::print(stderr, "[{}] {} {} {} {} {}: {} {} GB/s {} GFLOP/s err/bound {} {}{}\n", r.value("point", 0), c[0], c[1],
-             c[2], c[3], c[4], c[5].empty() ? "-" : c[5], c[6].empty() ? "-" : c[6], c[7].empty() ? "-" : c[7],
-             c[9].empty() ? "-" : c[9], c[10], msg);
+             c[2], c[3], c[4], cell(kMedian), cell(kGbs), cell(kGflops), cell(kErr), c[kStatus], msg);
 }
 
 void print_report(const std::vector<nlohmann::json>& all, const std::string& format, bool best_only) {
@@ -86,7 +98,7 @@ void print_report(const std::vector<nlohmann::json>& all, const std::string& for
   }
   // The measured columns (median to err/bound, and ns/load) right-aligned.
   std::vector<bool> right(header.size());
-  for (std::size_t i = 0; i < right.size(); ++i) right[i] = (i >= 5 && i <= 9) || i >= 11;
+  for (std::size_t i = 0; i < right.size(); ++i) right[i] = (i >= kMedian && i <= kErr) || i > kStatus;
   fmt::print("{}", aligned_table(rows, right));
 }
 

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <memory>
 
+#include <set>
+
 #include <fmt/format.h>
 
 #include "engine/interrupt.hpp"
@@ -17,6 +19,7 @@
 #include "engine/results.hpp"
 #include "engine/resume.hpp"
 #include "engine/session.hpp"
+#include "util/text_table.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/record.hpp"
 #include "tuning/db.hpp"
@@ -92,6 +95,38 @@ int run_experiment(const Experiment& e, std::filesystem::path* dir, const Resume
   const auto db = tuning::open_lookup(db_path);
   const Plan plan = plan_experiment(e, db.get());
   return run_plan(e, plan, dir, db->user() ? db_path : std::string(), resume);
+}
+
+int print_planned(const Experiment& e) {
+  const auto db_path = tuning::resolve_db_path(e.db);
+  const auto db = tuning::open_lookup(db_path);
+  const Plan plan = plan_experiment(e, db.get());
+  std::vector<std::vector<std::string>> rows{
+      {"#", "device", "op", "prec", "size", "variant", "params", "from", "note"}};
+  std::size_t measured = 0;
+  for (std::size_t i = 0; i < plan.points.size(); ++i) {
+    const auto& p = plan.points[i];
+    const auto& run = plan.runs[p.run];
+    std::string params, from;
+    for (const auto& [k, v] : p.params) params += fmt::format("{}{}={}", params.empty() ? "" : ",", k, v);
+    std::set<std::string> sources;
+    for (const auto& [k, why] : p.param_source) sources.insert(why.substr(0, why.find(':')));
+    for (const auto& src : sources) from += (from.empty() ? "" : ", ") + src;
+    std::string note = !p.input_error.empty() ? "input error: " + p.input_error
+                       : !p.skip.empty()      ? "skipped: " + p.skip
+                       : p.auto_choice.is_object() ? "auto: " + p.auto_choice.value("reason", "")
+                                                   : "";
+    measured += p.skip.empty() && p.input_error.empty();
+    rows.push_back({std::to_string(i), run.devices[p.device]->id(), run.op->name(), name(p.prec),
+                    run.sizes[p.size].input.empty() ? format_sizes(run.sizes[p.size]) : run.sizes[p.size].input,
+                    p.variant->name, params.empty() ? "-" : params, from.empty() ? "-" : from, note});
+  }
+  if (e.format == "md") fmt::print("{}", markdown_table(rows));
+  else fmt::print("{}", aligned_table(rows, std::vector<bool>(rows[0].size(), false)));
+  for (const auto& why : plan.left_out) fmt::print(stderr, "hetbench: {}\n", why);
+  fmt::print(stderr, "hetbench: dry run: {} points planned, {} to measure; nothing was measured or recorded\n",
+             plan.points.size(), measured);
+  return 0;
 }
 
 int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, const std::string& tuning_db,

@@ -21,6 +21,10 @@ namespace hetbench {
 // goes on in its folder: the points its records hold are not measured again
 // (engine/resume.hpp, docs/resume.md).
 int run_experiment(const Experiment& e, std::filesystem::path* dir = nullptr, const ResumeOptions* resume = nullptr);
+// `--dry-run`: the experiment planned as run_experiment plans it (tuning database, rules,
+// constraints) and its points printed on stdout, each with its parameters, where they came
+// from and why it would be skipped; the count on stderr. Nothing is measured or written.
+int print_planned(const Experiment& e);
 
 // A planned point's record before it is measured: what, where, the seed and the time.
 PointRecord start_record(int index, const RunPlan& run, const PlannedPoint& p, std::uint64_t seed);
