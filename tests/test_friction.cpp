@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "engine/results.hpp"
 #include "test_util.hpp"
 
@@ -82,4 +84,36 @@ TEST(Friction, TableShowsSamplesAndNoise) {
   EXPECT_THAT(r.output, HasSubstr("samples"));
   EXPECT_THAT(r.output, HasSubstr("noise"));
   EXPECT_THAT(r.output, testing::ContainsRegex(" 7 +[0-9.]+% "));
+}
+
+// --json/--md/--csv FILE write the report beside the experiment folder: JSON as one
+// document with a context block, Markdown and CSV as on stdout. A file in a folder that
+// does not exist is refused before anything is measured.
+TEST(Friction, ReportFilesBesideTheExperiment) {
+  TempDir d;
+  const auto j = d.path() / "r.json", md = d.path() / "r.md", csv = d.path() / "r.csv";
+  auto r = run_hetbench("run copy --device host --variant loop --precision S,D --size 1000,4099 --reps 2 --out " +
+                        (d.path() / "out").string() + " --json " + j.string() + " --md " + md.string() + " --csv " +
+                        csv.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto doc = read_json(j);
+  ASSERT_EQ(doc["points"].size(), 4u);
+  EXPECT_THAT(doc["context"]["command_line"].get<std::string>(), HasSubstr("--json"));
+  EXPECT_EQ(doc["context"]["experiment"], only_experiment(d.path() / "out").string());
+  EXPECT_EQ(doc["context"]["devices"][0]["id"], "host");
+  std::ifstream m(md), c(csv);
+  std::string first;
+  std::getline(m, first);
+  EXPECT_EQ(first.rfind("| device | op |", 0), 0u) << first;
+  std::getline(c, first);
+  EXPECT_EQ(first.rfind("point,", 0), 0u) << first;
+  int lines = 0;
+  for (std::string l; std::getline(c, l);) ++lines;
+  EXPECT_EQ(lines, 4);
+  r = run_hetbench("run copy --device host --variant loop --size 1000 --reps 2 --out " + (d.path() / "out2").string() +
+                   " --json " + (d.path() / "nowhere" / "r.json").string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--json"));
+  EXPECT_THAT(r.output, HasSubstr("does not exist"));
+  EXPECT_FALSE(std::filesystem::exists(d.path() / "out2"));
 }

@@ -20,12 +20,17 @@ void add_common(CLI::App* sub, Common& c) {
   sub->add_option("--db", c.db, "tuning database for parameters not given (default: $HETBENCH_DB or "
                                 "~/.local/share/hetbench/tuning.db; none: no database)");
   sub->add_flag("--no-db", c.no_db, "use no tuning database: metadata defaults only");
+  sub->add_option("--json", c.json_file, "also write the points as one JSON document with a context block to FILE");
+  sub->add_option("--md", c.md_file, "also write the table as Markdown to FILE");
+  sub->add_option("--csv", c.csv_file, "also write the points as CSV to FILE");
 }
 
 void apply(const Common& c, Experiment& e, bool seed_given) {
   e.out_root = c.out;
   e.format = c.format;
   e.db = c.no_db ? "none" : c.db;
+  for (const auto& [format, path] : {std::pair{"json", &c.json_file}, {"md", &c.md_file}, {"csv", &c.csv_file}})
+    if (!path->empty()) e.report_files[format] = *path;
   if (seed_given) e.seed = c.seed;
   else if (!e.spec.contains("seed")) e.seed = fresh_seed();
 }

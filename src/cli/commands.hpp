@@ -32,6 +32,7 @@ struct Common {
   bool seed_given = false;
   std::string db;
   bool no_db = false;
+  std::string json_file, md_file, csv_file;  // the report written beside the experiment folder
 };
 void add_common(CLI::App* sub, Common& c);
 void apply(const Common& c, Experiment& e, bool seed_given);

@@ -1,10 +1,14 @@
 #include "engine/report.hpp"
 
 #include <algorithm>
+#include <map>
+#include <fstream>
+#include <filesystem>
 
 #include <fmt/format.h>
 
 #include "engine/query.hpp"
+#include "hetbench/error.hpp"
 #include "engine/results.hpp"
 #include "util/text_table.hpp"
 
@@ -65,21 +69,21 @@ void print_progress(const nlohmann::json& r) {
              c[2], c[3], c[4], cell(kMedian), cell(kGbs), cell(kGflops), cell(kErr), c[kStatus], msg);
 }
 
-void print_report(const std::vector<nlohmann::json>& all, const std::string& format, bool best_only) {
-  if (format == "none") return;  // the caller prints its own view (replay)
+std::string format_report(const std::vector<nlohmann::json>& all, const std::string& format, bool best_only) {
   // The best-only view: one row per device, op, precision and problem (query.hpp).
   auto recs = best_only ? query::best_or_failure_per_group(all, query::Metric{}, query::group_by({"device", "op", "precision", "sizes"}))
                         : all;
+  std::string out;
   if (format == "json") {
-    for (const auto& r : recs) fmt::print("{}\n", r.dump());
-    return;
+    for (const auto& r : recs) out += r.dump() + "\n";
+    return out;
   }
   if (format == "csv") {
     std::string h;
     for (const auto& c : ExperimentWriter::csv_columns()) h += (h.empty() ? "" : ",") + c;
-    fmt::print("{}\n", h);
-    for (const auto& r : recs) fmt::print("{}\n", ExperimentWriter::csv_row(r));
-    return;
+    out = h + "\n";
+    for (const auto& r : recs) out += ExperimentWriter::csv_row(r) + "\n";
+    return out;
   }
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : recs) rows.push_back(row(r));
@@ -92,14 +96,65 @@ void print_report(const std::vector<nlohmann::json>& all, const std::string& for
       rows[i].push_back(num(recs[i], "ns_per_load") >= 0 ? fmt::format("{:.2f}", num(recs[i], "ns_per_load")) : "");
   }
   rows.insert(rows.begin(), header);
-  if (format == "md") {
-    fmt::print("{}", markdown_table(rows));
-    return;
-  }
+  if (format == "md") return markdown_table(rows);
   // The measured columns (median to err/bound, and ns/load) right-aligned.
   std::vector<bool> right(header.size());
   for (std::size_t i = 0; i < right.size(); ++i) right[i] = (i >= kMedian && i <= kErr) || i > kStatus;
-  fmt::print("{}", aligned_table(rows, right));
+  return aligned_table(rows, right);
+}
+
+void print_report(const std::vector<nlohmann::json>& all, const std::string& format, bool best_only) {
+  if (format == "none") return;  // the caller prints its own view (replay)
+  fmt::print("{}", format_report(all, format, best_only));
+}
+
+nlohmann::json report_context(const nlohmann::json& x, const std::string& dir) {
+  nlohmann::json c = {{"experiment", dir}};
+  for (const char* k : {"name", "hetbench_version", "git_commit", "command_line", "seed", "host", "compiler",
+                        "start_time", "end_time", "status", "tuning_db", "runs"})
+    if (x.contains(k)) c[k] = x[k];
+  c["devices"] = nlohmann::json::array();
+  for (const auto& d : x.value("devices", nlohmann::json::array())) {
+    nlohmann::json brief = nlohmann::json::object();
+    for (const char* k : {"id", "name", "vendor", "driver", "version", "type", "backend", "compute_units", "max_clock_mhz",
+                          "global_mem"})
+      if (d.contains(k)) brief[k] = d[k];
+    c["devices"].push_back(brief);
+  }
+  return c;
+}
+
+void check_report_files(const std::map<std::string, std::string>& files) {
+  for (const auto& [format, path] : files) {
+    const auto parent = std::filesystem::absolute(path).parent_path();
+    if (!std::filesystem::is_directory(parent))
+      throw Error(fmt::format("--{} '{}': the folder '{}' does not exist", format, path, parent.string()));
+    if (std::filesystem::is_directory(path)) throw Error(fmt::format("--{} '{}': is a folder, not a file", format, path));
+  }
+}
+
+void write_report_files(const std::map<std::string, std::string>& files, const std::vector<nlohmann::json>& records,
+                        bool best_only, const nlohmann::json& context) {
+  for (const auto& [format, path] : files) {
+    std::string text;
+    if (format == "json") {
+      // One document, as nvbench's and Google Benchmark's JSON are: the context, then the points.
+      nlohmann::json points = nlohmann::json::array();
+      for (const auto& r : records) points.push_back(r);
+      text = nlohmann::json{{"context", context}, {"points", points}}.dump(2) + "\n";
+    } else {
+      text = format_report(records, format, best_only);
+    }
+    // Written beside, then renamed: a reader never sees half a file.
+    const std::string tmp = path + ".tmp";
+    {
+      std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+      if (!(f << text) || !f.flush()) throw Error(fmt::format("--{} '{}': cannot write it", format, path));
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) throw Error(fmt::format("--{} '{}': cannot write it: {}", format, path, ec.message()));
+  }
 }
 
 }  // namespace hetbench

@@ -131,6 +131,7 @@ int print_planned(const Experiment& e) {
 
 int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, const std::string& tuning_db,
              const ResumeOptions* resume) {
+  check_report_files(e.report_files);  // before anything is measured
   std::unique_ptr<ExperimentSession> session;
   ResumeState state;
   if (resume) {
@@ -196,6 +197,7 @@ int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, 
                   {"failed", failed},
                   {"errors", errors}});
   print_report(records, e.format, e.best_only);
+  write_report_files(e.report_files, records, e.best_only, report_context(writer->experiment(), writer->dir().string()));
   fmt::print(stderr, "hetbench: {} points, {} failed validation, {} errors{}; results in {}\n", records.size(), failed,
              errors, stopped ? ", interrupted" : "", writer->dir().string());
   if (stopped) return 130;

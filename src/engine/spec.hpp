@@ -60,6 +60,7 @@ struct Experiment {
   std::uint64_t seed = 0;
   std::string out_root = "hetbench-results";
   std::string format = "table";  // stdout: table, json, csv, md
+  std::map<std::string, std::string> report_files;  // --json/--md/--csv FILE: format -> path
   bool best_only = false;        // table: the best variant per device, op, precision and size
   std::string command_line;
   // Tuning database: "" = the default file ($HETBENCH_DB, else the user's data folder),

@@ -114,6 +114,7 @@ void setup_root(Setup& s, const Experiment& e, const Planned* p, const std::stri
                             reports.size(), todo.size(), std::max<std::size_t>(todo.size(), 1), todo.size());
     return;
   }
+  check_report_files(e.report_files);  // before anything is measured
   s.shares = assign_points(plan, todo, places);
   if (resume) {
     s.session->reopen();
@@ -241,6 +242,8 @@ class RootBooks {
       ::_exit(130);
     }
     print_report(records, e_.format, e_.best_only);
+    write_report_files(e_.report_files, records, e_.best_only,
+                       report_context(s_.writer->experiment(), s_.writer->dir().string()));
     fmt::print(stderr, "hetbench: {} points, {} failed validation, {} errors{}; results in {}\n", records.size(),
                failed_, errors_, unfinished.empty() ? "" : fmt::format(", {} not measured", unfinished.size()),
                s_.writer->dir().string());
