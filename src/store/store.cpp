@@ -230,7 +230,9 @@ std::map<std::string, std::string> Store::kernel_files(const nlohmann::json& exp
   std::map<std::string, std::string> out;
   if (!experiment.contains("kernels") || !experiment["kernels"].is_object()) return out;
   const auto files = experiment["kernels"].value("files", nlohmann::json::object());
-  for (const auto& [name, f] : files.items()) {
+  for (const auto& item : files.items()) {
+    const std::string name = item.key();
+    const auto& f = item.value();
     const std::string sha = f.is_object() ? f.value("sha256", "") : "";
     bool found = false;
     db_->query("SELECT content FROM kernel_files WHERE sha256 = $1", {sha}, [&](const Cells& c) {
