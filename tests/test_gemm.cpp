@@ -37,8 +37,14 @@ std::vector<std::map<std::string, std::string>> gemm_param_sets(const Variant& v
   if (v.name == "coarse" && v.backend == BackendKind::OpenCL)
     out.push_back({{"BARRIER", "0"}, {"DI", "2"}, {"DJ", "8"}, {"WX", "8"}, {"WY", "4"}});
   // 32 work-items fetch a 16x4 tile of op(B) in 16 4-vectors: some work-items fetch none.
-  if (v.name == "regblock" && v.backend == BackendKind::OpenCL)
+  // Split-K with its sum pass: 3 slices of 129x65x257's 17 k-tiles (not dividing them),
+  // and 2 slices of 17x33x5's two 4-deep k-tiles (the last one partial); 1x1x1 (one
+  // k-tile) is skipped by the constraint.
+  if (v.name == "regblock" && v.backend == BackendKind::OpenCL) {
     out.push_back({{"BM", "32"}, {"BN", "16"}, {"BK", "4"}, {"TM", "4"}, {"TN", "4"}});
+    out.push_back({{"SPLITK", "3"}});
+    out.push_back({{"BM", "32"}, {"BN", "16"}, {"BK", "4"}, {"TM", "4"}, {"TN", "4"}, {"SPLITK", "2"}});
+  }
   return out;
 }
 
@@ -71,7 +77,7 @@ TEST(Gemm, EveryVariantValidatesInEveryLayout) {
           ids.insert(v->id());
           ++checked;
         }
-        EXPECT_EQ(layouts.size(), 4u) << v->id() << " on " << dev->id();
+        EXPECT_EQ(layouts.size(), 4u) << v->id() << " on " << dev->id() << " with " << nlohmann::json(ps).dump();
       }
     }
   }

@@ -62,6 +62,7 @@ ojson launch_json(const LaunchSpec& l) {
   out["global"] = dims(l.global);
   if (!l.local.empty()) out["local"] = dims(l.local);
   if (l.local_bytes) out["local_bytes"] = l.local_bytes->text();
+  if (l.when) out["when"] = l.when->text();
   return out;
 }
 

@@ -138,7 +138,18 @@ std::unique_ptr<Instance> KernelVariant::prepare(Device& dev, const Problem& pro
 
   auto resolve = [&](const std::vector<LaunchSpec>& specs) {
     std::vector<KernelInstance::Launch> out;
-    for (const auto& l : specs) out.push_back(resolve_launch(l, prob, bufs, scratch_bufs, vars, ctx));
+    for (const auto& l : specs) {
+      if (l.when) {
+        long long on = 0;
+        try {
+          on = eval_int(*l.when, vars);
+        } catch (const Error& e) {
+          throw PointError(ctx(e.what()));
+        }
+        if (on == 0) continue;  // this point's configuration needs no such launch
+      }
+      out.push_back(resolve_launch(l, prob, bufs, scratch_bufs, vars, ctx));
+    }
     return out;
   };
   inst->launches = resolve(launches);

@@ -22,6 +22,7 @@ struct LaunchSpec {
   std::vector<ArgSpec> args;
   std::vector<Expr> global, local;
   std::optional<Expr> local_bytes;  // local memory sized at launch (bytes), if any
+  std::optional<Expr> when;         // the launch runs only where this is non-zero
 };
 
 struct ScratchSpec {

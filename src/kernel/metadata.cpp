@@ -23,7 +23,7 @@ namespace {
 
 // The keys of a launch object besides "kernel"; a single-entry variant gives them at the
 // top level, beside "entry".
-const std::vector<std::string> kLaunchKeys{"args", "global", "local", "local_bytes"};
+const std::vector<std::string> kLaunchKeys{"args", "global", "local", "local_bytes", "when"};
 
 // fs::exists throws filesystem_error on a name the system refuses (longer than NAME_MAX,
 // say): for metadata such a file is simply not there, which fails with the key's name.
@@ -177,6 +177,7 @@ std::vector<LaunchSpec> parse_launches(KernelVariant& v, const Meta& m, const oj
       if (ls.local.size() != ls.global.size()) m.fail(sub("local"), "must have as many dimensions as 'global'");
     }
     if (l.contains("local_bytes")) ls.local_bytes = m.expr(l["local_bytes"], sub("local_bytes"), known);
+    if (l.contains("when")) ls.when = m.expr(l["when"], sub("when"), known);
     for (auto it = l.begin(); it != l.end(); ++it)
       if (it.key() != "kernel" && std::find(kLaunchKeys.begin(), kLaunchKeys.end(), it.key()) == kLaunchKeys.end())
         m.fail(sub(it.key().c_str()), "unknown key");

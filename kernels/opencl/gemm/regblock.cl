@@ -19,6 +19,14 @@
 // last k-tile when BK does not divide k, take the guarded scalar path; the rest use
 // unpredicated 4-vector loads when the leading dimension allows (VEC_A, VEC_B, VEC_C
 // from the metadata: rows of 4-vectors are then 16-byte aligned).
+//
+// Split-K (SPLITK > 1: deep k, grids smaller than the device): group z is a slice of the
+// k-tiles, [z·tiles/SPLITK, (z+1)·tiles/SPLITK), balanced to within one tile. A slice
+// writes its unscaled partial C to `part` (slice z at z·m·n, row-major like C) and
+// gemm_regblock_sum, a second launch, adds the SPLITK partials of each element in slice
+// order and applies α and β. Two launches rather than the CUDA kernel's last-slice
+// reduction: OpenCL 1.2 has no device-scope release fence, and the order, hence the
+// result, stays fixed per configuration either way.
 #define LX (BN / TN)
 #define LY (BM / TM)
 #define WGS (LX * LY)
@@ -104,7 +112,7 @@ void stash(local REAL* t, const uint ld, const uint x, const uint p, const REAL4
 
 kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void gemm_regblock(
     const uint m, const uint n, const uint k, const REAL alpha, global const REAL* restrict A,
-    global const REAL* restrict B, const REAL beta, global REAL* restrict C) {
+    global const REAL* restrict B, const REAL beta, global REAL* restrict C, global REAL* restrict part) {
   // REAL4 arrays: 16-byte aligned, so fragment reads and k-major tile stores are vectors.
   local REAL4 As[2 * BK * LDA / 4];
   local REAL4 Bs[2 * BK * LDB / 4];
@@ -122,20 +130,26 @@ kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void gemm_regblock(
   // ra, rb hold the next k-tile: its global loads are issued before the multiply-adds of
   // the current one and only consumed (stored to local memory) after them.
   REAL4 ra[NA], rb[NB];
-  bool full = inner && BK <= k;  // no guards needed: vector loads where aligned
+  const uint tiles = (k + BK - 1) / BK;
+#if SPLITK > 1
+  const uint slice = get_group_id(2);
+  const uint t_begin = (uint)((ulong)tiles * slice / SPLITK), t_end = (uint)((ulong)tiles * (slice + 1) / SPLITK);
+#else
+  const uint t_begin = 0, t_end = tiles;
+#endif
+  bool full = inner && (t_begin + 1) * BK <= k;  // no guards needed: vector loads where aligned
 #pragma unroll
   for (uint s = 0; s < NA; ++s) {
     A_POS(lid + s * WGS, x, p);
-    if (HAS_A(s)) ra[s] = fetch_a(A, m, k, i0 + x, p, VEC_A && full);
+    if (HAS_A(s)) ra[s] = fetch_a(A, m, k, i0 + x, t_begin * BK + p, VEC_A && full);
   }
 #pragma unroll
   for (uint s = 0; s < NB; ++s) {
     B_POS(lid + s * WGS, x, p);
-    if (HAS_B(s)) rb[s] = fetch_b(B, n, k, p, j0 + x, VEC_B && full);
+    if (HAS_B(s)) rb[s] = fetch_b(B, n, k, t_begin * BK + p, j0 + x, VEC_B && full);
   }
 
-  const uint tiles = (k + BK - 1) / BK;
-  for (uint t = 0; t < tiles; ++t) {
+  for (uint t = t_begin; t < t_end; ++t) {
     // Buffer t & 1 was last read in iteration t - 2, before the barrier of iteration
     // t - 1, so one barrier per k-tile separates every write from every read.
     local REAL* as = (local REAL*)As + (t & 1) * (BK * LDA);
@@ -152,7 +166,7 @@ kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void gemm_regblock(
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    if (t + 1 < tiles) {
+    if (t + 1 < t_end) {
       const uint p0 = (t + 1) * BK;
       full = inner && p0 + BK <= k;
 #pragma unroll
@@ -189,6 +203,30 @@ kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void gemm_regblock(
     }
   }
 
+#if SPLITK > 1
+  // The partial tile, unscaled: α and β are applied once, by the sum pass.
+  global REAL* P = part + (ulong)slice * m * n;
+#pragma unroll
+  for (uint s = 0; s < TM / 4; ++s)
+#pragma unroll
+    for (uint q = 0; q < 4; ++q) {
+      const uint r = 4 * s + q, i = i0 + 4 * (ty + s * LY) + q;
+#pragma unroll
+      for (uint u = 0; u < TN / 4; ++u) {
+        const uint j = j0 + 4 * (tx + u * LX);
+        const REAL4 v = (REAL4)(acc[r][4 * u], acc[r][4 * u + 1], acc[r][4 * u + 2], acc[r][4 * u + 3]);
+        if (VEC_C && inner) {
+          *(global REAL4*)(P + i * n + j) = v;
+        } else if (i < m) {
+          if (j + 0 < n) P[i * n + j + 0] = v.x;
+          if (j + 1 < n) P[i * n + j + 1] = v.y;
+          if (j + 2 < n) P[i * n + j + 2] = v.z;
+          if (j + 3 < n) P[i * n + j + 3] = v.w;
+        }
+      }
+    }
+  return;
+#endif
   // BLAS convention: with beta = 0, C is not read (it may hold NaN).
   const bool use_c = beta != (REAL)0;
 #pragma unroll
@@ -213,4 +251,17 @@ kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void gemm_regblock(
         }
       }
     }
+}
+
+// Split-K's second pass: element e of C is α times the sum of its SPLITK partials, added
+// in slice order 0, 1, ..., plus β·C (C not read when β = 0). Consecutive work-items take
+// consecutive elements, so every read of a slice is coalesced.
+kernel void gemm_regblock_sum(const uint m, const uint n, const REAL alpha, const REAL beta, global REAL* restrict C,
+                              global const REAL* restrict part) {
+  const uint e = get_global_id(0);
+  if (e >= m * n) return;
+  const ulong mn = (ulong)m * n;
+  REAL sum = part[e];
+  for (uint q = 1; q < SPLITK; ++q) sum += part[q * mn + e];
+  C[e] = beta != (REAL)0 ? alpha * sum + beta * C[e] : alpha * sum;
 }
