@@ -89,26 +89,35 @@ PointRecord measure_planned_point(int index, const Plan& plan, const PlannedPoin
   return rec;
 }
 
-int run_experiment(const Experiment& e, std::filesystem::path* dir, const ResumeOptions* resume) {
-  // The tuning database, read only: a missing file means nothing is tuned yet.
+namespace {
+
+// The experiment planned against its tuning database (read only: a missing file means
+// nothing is tuned yet); `user_db` is the database's path where the user has one.
+Plan plan_with_database(const Experiment& e, std::string* user_db = nullptr) {
   const auto db_path = tuning::resolve_db_path(e.db);
   const auto db = tuning::open_lookup(db_path);
-  const Plan plan = plan_experiment(e, db.get());
-  return run_plan(e, plan, dir, db->user() ? db_path : std::string(), resume);
+  if (user_db) *user_db = db->user() ? db_path : std::string();
+  return plan_experiment(e, db.get());
+}
+
+}  // namespace
+
+int run_experiment(const Experiment& e, std::filesystem::path* dir, const ResumeOptions* resume) {
+  std::string user_db;
+  const Plan plan = plan_with_database(e, &user_db);
+  return run_plan(e, plan, dir, user_db, resume);
 }
 
 int print_planned(const Experiment& e) {
-  const auto db_path = tuning::resolve_db_path(e.db);
-  const auto db = tuning::open_lookup(db_path);
-  const Plan plan = plan_experiment(e, db.get());
+  const Plan plan = plan_with_database(e);
   std::vector<std::vector<std::string>> rows{
       {"#", "device", "op", "prec", "size", "variant", "params", "from", "note"}};
   std::size_t measured = 0;
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
     const auto& p = plan.points[i];
     const auto& run = plan.runs[p.run];
-    std::string params, from;
-    for (const auto& [k, v] : p.params) params += fmt::format("{}{}={}", params.empty() ? "" : ",", k, v);
+    const std::string params = format_params(p.params);
+    std::string from;
     std::set<std::string> sources;
     for (const auto& [k, why] : p.param_source) sources.insert(why.substr(0, why.find(':')));
     for (const auto& src : sources) from += (from.empty() ? "" : ", ") + src;

@@ -164,11 +164,6 @@ Measured measured_of(std::size_t config, const nlohmann::json& rec) {
 
 }  // namespace
 
-bool rated_by_flops(const std::string& op) {
-  const Op* o = op_named(op);
-  return o && o->rates().by_flops;
-}
-
 std::string layouts_text(const std::vector<std::string>& layouts) {
   if (layouts.empty()) return "";
   std::string s;
@@ -181,9 +176,12 @@ namespace {
 // Higher is better: problems per second.
 double score_of(const Measured& m) { return m.valid ? 1 / m.median : kInvalid; }
 
+// GFLOP/s where the op is rated by its arithmetic (Op::rates: GEMM's, the FMA peak's),
+// else GB/s.
 std::string rate_text(const nlohmann::json& rec) {
-  if (rec.contains("gflops") && rec["gflops"].is_number() && rec["gflops"].get<double>() > 0 &&
-      rated_by_flops(rec.value("op", "")))
+  const Op* op = op_named(rec.value("op", ""));
+  if (rec.contains("gflops") && rec["gflops"].is_number() && rec["gflops"].get<double>() > 0 && op &&
+      op->rates().by_flops)
     return fmt::format("{:.2f} GFLOP/s", rec["gflops"].get<double>());
   if (rec.contains("gbs") && rec["gbs"].is_number()) return fmt::format("{:.2f} GB/s", rec["gbs"].get<double>());
   return "?";

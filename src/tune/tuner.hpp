@@ -76,10 +76,6 @@ inline constexpr const char* kLayoutAxis = "LAYOUT";
 // " over layouts aos, soa" for the layouts a task spans; empty for none.
 std::string layouts_text(const std::vector<std::string>& layouts);
 
-// Whether an op is rated by GFLOP/s (Op::rates: its work is arithmetic, as GEMM's and
-// the FMA peak's) rather than by GB/s: the progress line shows that rate and the database
-// keeps it. False for an op this build lacks.
-bool rated_by_flops(const std::string& op);
 
 // Tunes the experiment (its runs get whole_domains set). With `resume`, continues the
 // tuning recorded in that folder: recorded evaluations are replayed from results.jsonl
