@@ -203,32 +203,18 @@ kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void gemm_regblock(
     }
   }
 
+  // The tile out: with split-K this slice's partial, unscaled, into `part` (α and β are
+  // applied once, by the sum pass); otherwise α·acc + β·C into C. BLAS convention: with
+  // beta = 0, C is not read (it may hold NaN).
 #if SPLITK > 1
-  // The partial tile, unscaled: α and β are applied once, by the sum pass.
-  global REAL* P = part + (ulong)slice * m * n;
-#pragma unroll
-  for (uint s = 0; s < TM / 4; ++s)
-#pragma unroll
-    for (uint q = 0; q < 4; ++q) {
-      const uint r = 4 * s + q, i = i0 + 4 * (ty + s * LY) + q;
-#pragma unroll
-      for (uint u = 0; u < TN / 4; ++u) {
-        const uint j = j0 + 4 * (tx + u * LX);
-        const REAL4 v = (REAL4)(acc[r][4 * u], acc[r][4 * u + 1], acc[r][4 * u + 2], acc[r][4 * u + 3]);
-        if (VEC_C && inner) {
-          *(global REAL4*)(P + i * n + j) = v;
-        } else if (i < m) {
-          if (j + 0 < n) P[i * n + j + 0] = v.x;
-          if (j + 1 < n) P[i * n + j + 1] = v.y;
-          if (j + 2 < n) P[i * n + j + 2] = v.z;
-          if (j + 3 < n) P[i * n + j + 3] = v.w;
-        }
-      }
-    }
-  return;
-#endif
-  // BLAS convention: with beta = 0, C is not read (it may hold NaN).
+  global REAL* dst = part + (ulong)slice * m * n;
+  const REAL scale = (REAL)1;
+  const bool use_c = false;
+#else
+  global REAL* dst = C;
+  const REAL scale = alpha;
   const bool use_c = beta != (REAL)0;
+#endif
 #pragma unroll
   for (uint s = 0; s < TM / 4; ++s)
 #pragma unroll
@@ -237,17 +223,17 @@ kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void gemm_regblock(
 #pragma unroll
       for (uint u = 0; u < TN / 4; ++u) {
         const uint j = j0 + 4 * (tx + u * LX);
-        REAL4 v = alpha * (REAL4)(acc[r][4 * u], acc[r][4 * u + 1], acc[r][4 * u + 2], acc[r][4 * u + 3]);
+        REAL4 v = scale * (REAL4)(acc[r][4 * u], acc[r][4 * u + 1], acc[r][4 * u + 2], acc[r][4 * u + 3]);
         if (VEC_C && inner) {
-          global REAL4* c4 = (global REAL4*)(C + i * n + j);
+          global REAL4* c4 = (global REAL4*)(dst + i * n + j);
           if (use_c) v += beta * *c4;
           *c4 = v;
         } else if (i < m) {
           // Scalar tail; j + w < n also keeps the read of C in bounds.
-          if (j + 0 < n) C_AT(i, j + 0) = use_c ? v.x + beta * C_AT(i, j + 0) : v.x;
-          if (j + 1 < n) C_AT(i, j + 1) = use_c ? v.y + beta * C_AT(i, j + 1) : v.y;
-          if (j + 2 < n) C_AT(i, j + 2) = use_c ? v.z + beta * C_AT(i, j + 2) : v.z;
-          if (j + 3 < n) C_AT(i, j + 3) = use_c ? v.w + beta * C_AT(i, j + 3) : v.w;
+          if (j + 0 < n) dst[i * n + j + 0] = use_c ? v.x + beta * dst[i * n + j + 0] : v.x;
+          if (j + 1 < n) dst[i * n + j + 1] = use_c ? v.y + beta * dst[i * n + j + 1] : v.y;
+          if (j + 2 < n) dst[i * n + j + 2] = use_c ? v.z + beta * dst[i * n + j + 2] : v.z;
+          if (j + 3 < n) dst[i * n + j + 3] = use_c ? v.w + beta * dst[i * n + j + 3] : v.w;
         }
       }
     }
