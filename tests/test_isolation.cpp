@@ -207,3 +207,130 @@ TEST(Isolation, BadPointTimeoutIsBadInput) {
     EXPECT_THAT(r.output, HasSubstr("is impossible")) << r.output;
   }
 }
+
+namespace {
+
+// The experiment folder under `out` once its results.jsonl holds `lines` lines ("" after 60 s).
+std::filesystem::path experiment_with_lines(const std::filesystem::path& out, long lines) {
+  for (int i = 0; i < 1200; ++i) {
+    if (std::filesystem::exists(out))
+      for (const auto& e : std::filesystem::directory_iterator(out)) {
+        std::ifstream f(e.path() / "results.jsonl");
+        if (std::count(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>(), '\n') >= lines)
+          return e.path();
+      }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return {};
+}
+
+// Seconds until `pid` (a child) exits, at most `limit` (then it is killed); its wait status in `st`.
+double seconds_to_exit(pid_t pid, double limit, int& st) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto since = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  while (since() < limit) {
+    if (waitpid(pid, &st, WNOHANG) == pid) return since();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &st, 0);
+  return since();
+}
+
+}  // namespace
+
+TEST(Isolation, SigtermEndsAHungKernelInProcess) {
+  // No isolation: the planted hang holds the process inside the driver, where no
+  // repetition loop sees the signal. The process still ends within the grace period (5 s),
+  // with the finished point kept, the hung one recorded as interrupted and the experiment
+  // marked interrupted; a resume with a time limit then measures the hung point again.
+  for (int sig : {SIGTERM, SIGHUP}) {
+    TempDir out;
+    const std::string seed = std::to_string(fresh_seed());
+    const pid_t pid = spawn_hetbench(kFaults + "run copy --device opencl:0:0 --variant simple,hang --size 4097 "
+                                               "--precision S --reps 2 --seed " + seed + " --out " + out.str());
+    const auto dir = experiment_with_lines(out.path(), 1);
+    ASSERT_FALSE(dir.empty()) << "the first point was not recorded";
+    std::this_thread::sleep_for(std::chrono::seconds(2));  // into the hanging kernel
+    kill(pid, sig);
+    int st = 0;
+    const double took = seconds_to_exit(pid, 30, st);
+    EXPECT_LT(took, 5 + 2.5) << "signal " << sig;  // the grace period and the time to write
+    ASSERT_TRUE(WIFEXITED(st)) << "ended by signal " << (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+    EXPECT_EQ(WEXITSTATUS(st), 130);
+    EXPECT_EQ(read_json(dir / "experiment.json")["status"], "interrupted");
+    const auto recs = hetbench::read_results(dir);
+    ASSERT_EQ(recs.size(), 2u);
+    EXPECT_EQ(recs[0]["variant"], "simple");
+    EXPECT_EQ(recs[0]["status"], "ok") << describe(recs[0]);
+    EXPECT_EQ(recs[1]["variant"], "hang");
+    EXPECT_EQ(recs[1]["status"], "interrupted") << describe(recs[1]);
+    EXPECT_THAT(recs[1].value("message", ""), HasSubstr("still running 5 s after the signal"));
+    if (sig != SIGTERM) continue;
+    const auto r = run_hetbench(kFaults + "sweep --resume " + dir.string() + " --point-timeout 2");
+    EXPECT_EQ(r.status, 1) << r.output;  // the hang times out
+    EXPECT_THAT(r.output, HasSubstr("1 of 2 points finished")) << r.output;
+    const auto after = hetbench::read_results(dir);
+    ASSERT_EQ(after.size(), 2u);
+    EXPECT_EQ(after[1]["status"], "timeout") << describe(after[1]);
+    EXPECT_EQ(read_json(dir / "experiment.json")["status"], "complete");
+  }
+}
+
+TEST(Isolation, SigtermUnderIsolationRecordsTheHungPointInterrupted) {
+  // Isolated, the parent forwards the signal, kills the worker still in its kernel and
+  // records the point itself, within the same grace period.
+  TempDir out;
+  const pid_t pid = spawn_hetbench(kFaults + "run copy --device opencl:0:0 --variant simple,hang --size 4097 "
+                                             "--precision S --reps 2 --isolate --out " + out.str());
+  const auto dir = experiment_with_lines(out.path(), 1);
+  ASSERT_FALSE(dir.empty()) << "the first point was not recorded";
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const auto workers = children_of(pid);
+  kill(pid, SIGTERM);
+  int st = 0;
+  EXPECT_LT(seconds_to_exit(pid, 30, st), 5 + 2.5);
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 130);
+  EXPECT_EQ(read_json(dir / "experiment.json")["status"], "interrupted");
+  const auto recs = hetbench::read_results(dir);
+  ASSERT_EQ(recs.size(), 2u);
+  EXPECT_EQ(recs[1]["status"], "interrupted") << describe(recs[1]);
+  for (pid_t w : workers) EXPECT_TRUE(gone_soon(w)) << "worker " << w;
+}
+
+TEST(Isolation, OptionsNeedingWorkersImplyIsolation) {
+  // `run` measures in process unless asked; a time limit asks: the hang times out and the
+  // next point is measured. With --no-isolate given by name the two options are refused.
+  // --executions (processes of their own) follows the same rule.
+  TempDir out;
+  auto r = run_hetbench(kFaults + "run copy --device opencl:0:0 --variant hang,simple --size 4097 --precision S "
+                                  "--reps 2 --point-timeout 2 --out " + out.str());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--point-timeout implies --isolate")) << r.output;
+  const auto recs = hetbench::read_results(only_experiment(out.path()));
+  ASSERT_EQ(recs.size(), 2u);
+  EXPECT_EQ(recs[0]["status"], "timeout") << describe(recs[0]);
+  EXPECT_EQ(recs[1]["status"], "ok") << describe(recs[1]);
+
+  TempDir out2;
+  r = run_hetbench(kFaults + "run copy --device opencl:0:0 --variant simple --size 4097 --no-isolate "
+                             "--point-timeout 2 --out " + out2.str());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--point-timeout 2 needs isolation")) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out2.path() / "results.jsonl"));
+  EXPECT_TRUE(!std::filesystem::exists(out2.path()) || std::filesystem::is_empty(out2.path()));
+
+  r = run_hetbench("run copy --device host --variant loop --size 1001 --reps 2 --executions 2 --no-isolate --out " +
+                   out2.str());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--executions 2 needs isolation")) << r.output;
+  TempDir out3;
+  r = run_hetbench("run copy --device host --variant loop --size 1001 --precision S --reps 2 --executions 2 --format json --out " +
+                   out3.str());
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--executions implies --isolate")) << r.output;
+  const auto pooled = hetbench::read_results(only_experiment(out3.path()));
+  ASSERT_EQ(pooled.size(), 1u);
+  EXPECT_EQ(pooled[0]["timing"]["executions"], 2) << describe(pooled[0]);
+}

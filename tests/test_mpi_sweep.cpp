@@ -187,3 +187,59 @@ TEST(MpiSweep, KilledRankPointsAreNamedWhenRankZeroIsStuckInMpi) {
   HETBENCH_REQUIRE_MPI();
   killed_rank_case(2);
 }
+
+TEST(MpiSweep, SigtermToTheJobEndsEveryRankWhileAKernelHangs) {
+  // A planted kernel that never returns (tests/kernels/faults) holds one rank inside the
+  // driver, in process; SIGTERM to mpirun still ends every rank within the grace period
+  // (docs/isolation.md), and rank 0 marks the experiment interrupted.
+  HETBENCH_REQUIRE_MPI();
+  TempDir tmp;
+  write_text(tmp.path() / "hang.json", R"({"name": "hang", "reps": 2, "warmup": 0, "precisions": ["S"],
+    "runs": [{"op": "copy", "devices": "opencl", "variants": ["simple", "hang"], "sizes": ["4097"]},
+             {"op": "dot", "devices": "host", "variants": ["loop"], "sizes": ["1000", "2000"]}]})");
+  const std::string out = tmp.str() + "/out";
+  const std::string cmd = mpirun_prefix(2) + HETBENCH_BINARY + " --kernels " + source_dir() +
+                          "/tests/kernels/faults sweep " + (tmp.path() / "hang.json").string() +
+                          " --seed 5 --no-db --no-isolate --out " + out + " > " + tmp.str() + "/log.txt 2>&1";
+  pid_t job = fork();
+  if (job == 0) {
+    setpgid(0, 0);
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Both ranks running, and the hang reached: the points before it on either rank recorded.
+  bool reached = false;
+  for (int i = 0; i < 600 && !reached; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!fs::exists(out) || fs::is_empty(out)) continue;
+    const auto dir = only_experiment(out);
+    reached = fs::exists(dir / "results.jsonl") && hetbench::read_results(dir).size() >= 2;
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const pid_t ranks[] = {rank_pid(0, out), rank_pid(1, out)};
+  kill(-job, SIGTERM);  // as a batch scheduler or `timeout` would: the whole job's group
+  const auto t0 = std::chrono::steady_clock::now();
+  int st = 0;
+  while (waitpid(job, &st, WNOHANG) != job) {
+    if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(30)) {
+      kill(-job, SIGKILL);
+      waitpid(job, &st, 0);
+      FAIL() << "the job outlived SIGTERM by 30 s";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(reached) << "the sweep never reached the hanging kernel";
+  EXPECT_LT(took, 5 + 2.5);
+  for (pid_t p : ranks) {
+    if (p <= 0) continue;
+    bool gone = false;
+    for (int i = 0; i < 50 && !gone; ++i) {
+      gone = kill(p, 0) != 0;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_TRUE(gone) << "rank process " << p << " outlived the job";
+  }
+  const auto dir = only_experiment(out);
+  EXPECT_EQ(hetbench::read_json_file((dir / "experiment.json").string())["status"], "interrupted");
+}

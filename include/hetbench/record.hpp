@@ -20,7 +20,7 @@ namespace hetbench {
 // crashed: the worker process measuring the point died (a signal, an exit) or hit an
 // error that leaves the device unusable (a CUDA sticky error, OpenCL CL_OUT_OF_RESOURCES);
 // timeout: it ran past --point-timeout and was killed (docs/isolation.md).
-enum class PointStatus { ok, failed, error, skipped, crashed, timeout };
+enum class PointStatus { ok, failed, error, skipped, crashed, timeout, interrupted };
 std::string_view to_string(PointStatus s);
 // For an error point: whether its input could not be read (nothing ran), or it happened
 // building the kernel or running the point.

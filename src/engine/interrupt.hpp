@@ -1,20 +1,44 @@
-// Ctrl-C and SIGTERM during a sweep: the point being timed stops after its current
-// repetition, the sweep ends and keeps every finished point; a second signal kills.
+// Ctrl-C, SIGTERM and SIGHUP during a sweep: the point being timed stops after its current
+// repetition, the sweep ends and keeps every finished point; a second signal kills at once.
+// A point that cannot stop (a kernel that never returns holds its thread inside the driver)
+// must not keep the process alive: a watchdog thread ends it kInterruptGraceS after the
+// first signal, once the guard's last words (record the running point as interrupted, mark
+// the experiment interrupted) have run. docs/isolation.md states the grace period.
 #pragma once
+
+#include <condition_variable>
+#include <csignal>
+#include <functional>
+#include <mutex>
+#include <thread>
 
 namespace hetbench {
 
-// Catches SIGINT and SIGTERM while it lives; restores the previous handlers after.
+// Seconds between the first signal and the end of a process whose work has not stopped.
+constexpr double kInterruptGraceS = 5;
+// The exit status of an interrupted command (as a shell reports Ctrl-C).
+constexpr int kInterruptedExit = 130;
+
+// Catches SIGINT, SIGTERM and SIGHUP while it lives; restores the previous handlers after.
+// `last_words` runs on the watchdog thread when the grace period ends with the guard still
+// alive, just before the process exits with kInterruptedExit; it must not wait on the
+// stuck thread for long (take its locks with a time limit).
 class InterruptGuard {
  public:
-  InterruptGuard();
+  explicit InterruptGuard(std::function<void()> last_words = {});
   ~InterruptGuard();
   InterruptGuard(const InterruptGuard&) = delete;
   InterruptGuard& operator=(const InterruptGuard&) = delete;
 
  private:
-  void (*old_int_)(int);
-  void (*old_term_)(int);
+  static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+  std::function<void()> last_words_;
+  struct sigaction old_[std::size(kSignals)];
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool leaving_ = false;
+  std::thread watchdog_;
+  void watch();
 };
 
 // Whether a signal arrived since the last InterruptGuard was made.

@@ -27,11 +27,13 @@ constexpr double kBuildFloor = 120;
 // The device check: one small copy, its build included.
 constexpr double kCheckLimit = 120;
 // After Ctrl-C the point stops after its current repetition; a worker still busy then is killed.
-constexpr double kInterruptGrace = 10;
+// A worker still busy this long after the forwarded signal is killed: within the parent's
+// own grace period (kInterruptGraceS), so that the parent records the point itself.
+constexpr double kWorkerGrace = kInterruptGraceS - 2;
 
 PointStatus status_of(const std::string& s) {
   for (auto st : {PointStatus::ok, PointStatus::failed, PointStatus::error, PointStatus::skipped, PointStatus::crashed,
-                  PointStatus::timeout})
+                  PointStatus::timeout, PointStatus::interrupted})
     if (to_string(st) == s) return st;
   return PointStatus::error;
 }
@@ -85,13 +87,13 @@ IsolatedExecutor::Reply IsolatedExecutor::await(Slot& s, double limit_s, const s
         if (interrupted() && !forwarded) {
           forwarded = true;
           s.worker->signal(SIGINT);
-          deadline = std::min(deadline, Clock::now() + std::chrono::duration<double>(kInterruptGrace));
+          deadline = std::min(deadline, Clock::now() + std::chrono::duration<double>(kWorkerGrace));
         }
         if (Clock::now() < deadline) continue;
         s.worker->end(0);
-        r.fault = PointStatus::timeout;
-        r.why = forwarded ? fmt::format("interrupted: its worker process was still {} {:.0f} s after Ctrl-C and was "
-                                        "killed", phase, kInterruptGrace)
+        r.fault = forwarded ? PointStatus::interrupted : PointStatus::timeout;
+        r.why = forwarded ? fmt::format("interrupted: its worker process was still {} {:.0f} s after the signal and was "
+                                        "killed", phase, kWorkerGrace)
                           : fmt::format("ran past the {:.3g} s limit while {} and its worker process was killed", limit,
                                         phase);
         break;

@@ -13,6 +13,7 @@ std::string_view to_string(PointStatus s) {
     case PointStatus::skipped: return "skipped";
     case PointStatus::crashed: return "crashed";
     case PointStatus::timeout: return "timeout";
+    case PointStatus::interrupted: return "interrupted";
   }
   return "?";
 }

@@ -99,8 +99,10 @@ ResumeState match_records(const Plan& plan, std::uint64_t seed, const std::vecto
                               i, where, line + 1, diff));
     if (seen[i]) throw Error(fmt::format("--resume: point {} is recorded twice in '{}' (line {})", i, where, line + 1));
     seen[i] = true;
-    // A point cut short by Ctrl-C is recorded as far as it got; a resume measures it in full.
-    const bool cut_short = rec.contains("timing") && rec["timing"].value("stop", "") == "interrupted";
+    // A point cut short by a signal is recorded as far as it got (or as interrupted, when it
+    // did not stop within the grace period); a resume measures it in full.
+    const bool cut_short = rec.value("status", "") == "interrupted" ||
+                           (rec.contains("timing") && rec["timing"].value("stop", "") == "interrupted");
     if (cut_short || retried(rec.value("status", ""), o.retry_errors)) {
       ++s.retried;
       continue;

@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
+#include <optional>
 
 #include <set>
 
@@ -46,6 +48,15 @@ PointRecord start_record(int index, const RunPlan& run, const PlannedPoint& p, s
   rec.auto_choice = p.auto_choice;
   rec.seed = seed;
   rec.time = now_iso8601();
+  return rec;
+}
+
+PointRecord interrupted_record(int index, const RunPlan& run, const PlannedPoint& p, std::uint64_t seed) {
+  PointRecord rec = start_record(index, run, p, seed);
+  rec.status = PointStatus::interrupted;
+  rec.message = fmt::format("interrupted: the point was still running {:.0f} s after the signal (a kernel that does not "
+                            "return?) and the process ended",
+                            kInterruptGraceS);
   return rec;
 }
 
@@ -174,8 +185,35 @@ int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, 
     fmt::print(stderr, "hetbench: recording in {}\n", writer->dir().string());
   for (const auto& why : plan.left_out) fmt::print(stderr, "hetbench: {}\n", why);
 
+  // The records and counts, shared with the watchdog's last words: a point whose kernel
+  // never returns is recorded as interrupted and the experiment closed while this thread
+  // is still stuck in the driver.
+  std::timed_mutex books;
+  std::optional<std::size_t> running;
+  auto close = [&](bool stopped) {
+    std::size_t points = 0;
+    for (const auto& f : state.finished) points += f.has_value();
+    writer->finish({{"status", stopped ? "interrupted" : "complete"},
+                    {"points", points},
+                    {"planned", plan.points.size()},
+                    {"failed", failed},
+                    {"errors", errors}});
+  };
   {
-    InterruptGuard guard;
+    InterruptGuard guard([&] {
+      std::unique_lock<std::timed_mutex> l(books, std::chrono::seconds(1));
+      if (!l.owns_lock()) return;
+      if (running) {
+        const PlannedPoint& p = plan.points[*running];
+        auto j = to_json(interrupted_record(static_cast<int>(*running), plan.runs[p.run], p, e.seed));
+        writer->append(j);
+        count(j);
+        state.finished[*running] = std::move(j);
+      }
+      close(true);
+      fmt::print(stderr, "\nhetbench: interrupted; the running point did not stop within {:.0f} s and is recorded as "
+                 "interrupted; results in {}\n", kInterruptGraceS, writer->dir().string());
+    });
     const auto executor = make_point_executor(e, plan, tuning_db);
     ProgressLine progress(true);
     double measuring_s = 0;
@@ -184,10 +222,16 @@ int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, 
       if (interrupted()) break;
       if (state.finished[i]) continue;
       const auto t0 = std::chrono::steady_clock::now();
+      {
+        std::lock_guard<std::timed_mutex> l(books);
+        running = i;
+      }
       PointRecord rec = executor->measure(static_cast<int>(i), plan.points[i]);
       measuring_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       ++measured_now;
       auto j = to_json(rec);
+      std::lock_guard<std::timed_mutex> l(books);
+      running.reset();
       writer->append(j);
       count(j);
       progress.clear();
@@ -197,19 +241,15 @@ int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, 
     }
   }
   const bool stopped = interrupted();
+  close(stopped);
   std::vector<nlohmann::json> records;
   for (auto& f : state.finished)
     if (f) records.push_back(std::move(*f));
-  writer->finish({{"status", stopped ? "interrupted" : "complete"},
-                  {"points", records.size()},
-                  {"planned", plan.points.size()},
-                  {"failed", failed},
-                  {"errors", errors}});
   print_report(records, e.format, e.best_only);
   write_report_files(e.report_files, records, e.best_only, report_context(writer->experiment(), writer->dir().string()));
   fmt::print(stderr, "hetbench: {} points, {} failed validation, {} errors{}; results in {}\n", records.size(), failed,
              errors, stopped ? ", interrupted" : "", writer->dir().string());
-  if (stopped) return 130;
+  if (stopped) return kInterruptedExit;
   return failed || errors ? 1 : 0;
 }
 

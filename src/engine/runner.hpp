@@ -28,6 +28,9 @@ int print_planned(const Experiment& e);
 
 // A planned point's record before it is measured: what, where, the seed and the time.
 PointRecord start_record(int index, const RunPlan& run, const PlannedPoint& p, std::uint64_t seed);
+// The record of a point still running when the process ends after a signal's grace period
+// (engine/interrupt.hpp): status interrupted, nothing measured; a resume measures it again.
+PointRecord interrupted_record(int index, const RunPlan& run, const PlannedPoint& p, std::uint64_t seed);
 
 // One planned point measured as `run` measures it, numbered `index`: a point with a
 // violated constraint is recorded as skipped, an unreadable input (stage input), a build,

@@ -174,6 +174,7 @@ std::string t4_invalidity(const json& r) {
   if (status == "skipped") return "constraints";
   if (status == "crashed") return "runtime";
   if (status == "timeout") return "timeout";
+  if (status == "interrupted") return "runtime";  // T4 has no word for a run cut short by a signal
   // Records written before error_stage existed count as runtime errors.
   if (status == "error") return r.value("error_stage", "") == "build" ? "compile" : "runtime";
   throw Error(fmt::format("unknown status '{}'", status));
@@ -193,7 +194,7 @@ std::vector<T4Document> experiment_to_t4(const fs::path& dir) {
   std::vector<T4Document> docs;
   std::map<std::string, std::size_t> by_problem;
   std::set<std::string> stems;
-  static const std::set<std::string> statuses{"ok", "failed", "error", "skipped", "crashed", "timeout"};
+  static const std::set<std::string> statuses{"ok", "failed", "error", "skipped", "crashed", "timeout", "interrupted"};
   for (std::size_t i = 0; i < records.size(); ++i) {
     const json& r = records[i];
     RecordReader rr(file, i);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <mutex>
 #include <optional>
 
 #include <fmt/format.h>
@@ -289,7 +290,21 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
   double time_used = 0;  // by the tasks before, earlier sessions included
 
   std::vector<TuningResult> results;
-  InterruptGuard guard;
+  // Shared with the watchdog's last words: an evaluation whose kernel never returns is no
+  // evaluation (as one cut short), so they close the experiment with what was recorded.
+  std::timed_mutex books;
+  auto close = [&](bool stopped) {
+    nlohmann::json summaries = nlohmann::json::array();
+    for (const auto& r : results) summaries.push_back(to_json(r));
+    writer->finish({{"status", stopped ? "interrupted" : "complete"}, {"points", next_point}, {"tuning", summaries}});
+  };
+  InterruptGuard guard([&] {
+    std::unique_lock<std::timed_mutex> l(books, std::chrono::seconds(1));
+    if (!l.owns_lock()) return;
+    close(true);
+    fmt::print(stderr, "\nhetbench: interrupted; the running evaluation did not stop within {:.0f} s; {} evaluations "
+               "recorded in {}\n", kInterruptGraceS, next_point, writer->dir().string());
+  });
   const auto executor = make_point_executor(e, plan, "");
   for (std::size_t k = 0; k < tasks.size() && !interrupted(); ++k) {
     const Task& t = tasks[k];
@@ -361,6 +376,7 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
         rec = to_json(executor->measure(next_point, p));
         // A point cut short by Ctrl-C is no evaluation: a resume measures it in full.
         if (interrupted()) return kInvalid;
+        std::lock_guard<std::timed_mutex> l(books);
         ++next_point;
         measuring_s += std::chrono::duration<double>(Clock::now() - t0).count();
         ++measured_now;
@@ -376,6 +392,7 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
           rec["tune"]["best_so_far"] = {{"point", b.value("point", -1)}, {"params", b["params"]},
                                         {"median_s", measured[pick.best].median}};
         }
+        std::lock_guard<std::timed_mutex> l(books);
         writer->append(rec);
       }
       recs.push_back(rec);
@@ -418,17 +435,18 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
       if (op_has_layouts(*run.op)) r.layout = layout_ref(run.op->name(), r.problem);  // spmv's input is a matrix
     }
     r.prec = head.prec;
-    results.push_back(std::move(r));
+    {
+      std::lock_guard<std::timed_mutex> l(books);
+      results.push_back(std::move(r));
+    }
     if (on_result && !interrupted()) on_result(results.back());
   }
   const bool stopped = interrupted();
-  nlohmann::json summaries = nlohmann::json::array();
-  for (const auto& r : results) summaries.push_back(to_json(r));
-  writer->finish({{"status", stopped ? "interrupted" : "complete"}, {"points", next_point}, {"tuning", summaries}});
+  close(stopped);
   print_summary(results);
   fmt::print(stderr, "hetbench: {} evaluations recorded{}; results in {}\n", next_point, stopped ? ", interrupted" : "",
              writer->dir().string());
-  return stopped ? 130 : 0;
+  return stopped ? kInterruptedExit : 0;
 }
 
 }  // namespace hetbench::tune
