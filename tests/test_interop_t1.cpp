@@ -251,3 +251,57 @@ TEST(InteropT1, MalformedT1IsBadInput) {
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_THAT(r.output, HasSubstr("unknown variant 'nosuch'"));
 }
+
+// The Python of build/pyenv (scripts/setup-python: Kernel Tuner and PyOpenCL from PyPI),
+// or empty where it was not set up.
+std::string kernel_tuner_python() {
+  const std::string py = source_dir() + "/build/pyenv/bin/python";
+  return std::filesystem::exists(py) ? py : "";
+}
+
+TEST(InteropT1, KernelTunerRunsTheExportsAsWritten) {
+  const std::string py = kernel_tuner_python();
+  if (py.empty()) GTEST_SKIP() << "no build/pyenv: scripts/setup-python installs Kernel Tuner (skipped with HETBENCH_NO_PYPI=1)";
+  TempDir tmp;
+  // Odd sizes in every dimension; random search within a budget, so the run stays short.
+  const std::vector<std::pair<std::string, std::string>> exports = {
+      {"opencl/axpy/vec", "100003"}, {"opencl/gemm/regblock", "67x45x33@TN"}, {"opencl/gemm/coarse", "61x29x37@NT"}};
+  for (const auto& [variant, size] : exports) {
+    const auto file = (tmp.path() / (std::filesystem::path(variant).filename().string() + ".json")).string();
+    auto r = run_hetbench("kernel export-t1 " + variant + " --size " + size +
+                          " --precision S --device opencl:0:0 --strategy random_sample --budget 4 --out " + file);
+    ASSERT_EQ(r.status, 0) << r.output;
+    r = run_command(py + " -W ignore " + source_dir() + "/tests/interop/kt_t1.py " + file);
+    EXPECT_EQ(r.status, 0) << variant << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr("validated 4 configuration(s)")) << variant << "\n" << r.output;
+  }
+  // The check can fail: a kernel that computes something else is caught.
+  const auto axpy = tmp.path() / "vec.json", source = tmp.path() / "vec.cl";
+  std::ifstream in(source);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto at = text.find("STOREV(a * LOADV(i, x)");
+  ASSERT_NE(at, std::string::npos) << "the AXPY kernel's main statement moved: update this test";
+  text.replace(at, 22, "STOREV(a * LOADV(i, y)");
+  write_text(source, text);
+  auto r = run_command(py + " -W ignore " + source_dir() + "/tests/interop/kt_t1.py " + axpy.string());
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("FAILED")) << r.output;
+}
+
+TEST(InteropT1, WhatKernelTunerCannotRunIsRefusedWithTheReason) {
+  TempDir tmp;
+  const auto out = " --out " + (tmp.path() / "t.json").string();
+  auto expect2 = [&](const std::string& args, const std::string& message) {
+    auto r = run_hetbench("kernel export-t1 " + args + out);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr(message)) << args;
+  };
+  expect2("opencl/dot/vec --size 1000", "an execution is 2 launches (dot_vec then reduce_sum)");
+  expect2("opencl/axpy/vec --size 1000 --precision DD", "it has no DD version");
+  expect2("opencl/axpy/vec --size 10x10", "malformed size '10x10'");
+  expect2("opencl/gemm/regblock --size 100x100x100@XY", "100x100x100@XY");
+  expect2("opencl/axpy/vec --precision S", "give --size too");
+  expect2("opencl/axpy/vec --size 1000 --budget -3", "--budget -3");
+  expect2("opencl/axpy/vec --size 1000 --device host", "no opencl device matching 'host'");
+  EXPECT_FALSE(std::filesystem::exists(tmp.path() / "t.json"));
+}

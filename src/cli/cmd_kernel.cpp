@@ -1,5 +1,6 @@
-// hetbench kernel export-t1 VARIANT [--out FILE] and kernel import-t1 FILE --out DIR
-// [--name NAME]: kernel variants as T1 tuning-problem descriptions (docs/interop.md).
+// hetbench kernel export-t1 VARIANT [--out FILE] [--size SIZE --precision P --device DEV]
+// and kernel import-t1 FILE --out DIR [--name NAME]: kernel variants as T1 tuning-problem
+// descriptions, with --size one Kernel Tuner runs as written (docs/interop.md).
 #include <filesystem>
 #include <fstream>
 
@@ -85,6 +86,47 @@ int export_t1(const std::string& which, const std::string& out) {
   return 0;
 }
 
+struct RunnableOptions {
+  std::string size, precision, device, strategy = "brute_force";
+  long long budget = 0;
+};
+
+// The variant at one problem on one device, as Kernel Tuner's tune_kernel_T1 runs it: the
+// T1 file and beside it the source as compiled (prelude and the problem's defines in).
+int export_runnable_t1(const std::string& which, const std::string& out, const RunnableOptions& o) {
+  const KernelVariant& v = find_kernel_variant(which);
+  if (out.empty()) throw Error("--size writes a T1 file and its kernel source: give --out FILE");
+  T1Problem p;
+  p.strategy = o.strategy;
+  p.budget = o.budget;
+  if (o.budget < 0) throw Error(fmt::format("--budget {}: expected a count of configurations (0: none)", o.budget));
+  p.prec = o.precision.empty() ? v.precisions.front() : parse_precision(o.precision);
+  const Op& op = find_op(v.op);
+  const auto sizes = op.parse_sizes(o.size);
+  if (sizes.size() != 1)
+    throw Error(fmt::format("--size '{}': a T1 problem is one size, this names {}", o.size, sizes.size()));
+  p.sizes = sizes.front();
+  if (const std::string bad = op.signature().check(p.sizes); !bad.empty())
+    throw Error(fmt::format("--size '{}': {}", o.size, bad));
+  // The device whose limits the conditions take: named, or the first of the variant's API.
+  std::shared_ptr<Device> dev;
+  for (const auto& d : resolve_devices(o.device.empty() ? to_string(v.backend) : o.device))
+    if (d->info().backend == v.backend && !dev) dev = d;
+  if (!dev)
+    throw Error(fmt::format("no {} device{} here: the conditions need one's limits", to_string(v.backend),
+                            o.device.empty() ? "" : " matching '" + o.device + "'"));
+  p.device = dev->info();
+  const fs::path file(out);
+  const fs::path source = file.parent_path() / (file.stem().string() + (v.backend == BackendKind::Cuda ? ".cu" : ".cl"));
+  const T1Runnable r = variant_to_runnable_t1(v, p, source.filename().string());
+  if (file.has_parent_path()) fs::create_directories(file.parent_path());
+  write_text(source, r.source);
+  write_text(file, r.doc.dump(2) + "\n");
+  fmt::print(stderr, "hetbench: {} in {} at {} on {} -> {} and {}\n", v.id(), name(p.prec), o.size, p.device.name,
+             file.string(), source.string());
+  return 0;
+}
+
 int import_t1(const std::string& file, const std::string& out_dir, const std::string& name) {
   const auto t1 = read_json_file<ojson>(file);
   const T1Import imp = t1_to_metadata(t1, file, name);
@@ -118,6 +160,13 @@ Command add_kernel(CLI::App& app) {
   auto out = std::make_shared<std::string>();
   ex->add_option("variant", *variant, "a variant id (backend/op/name) or an unambiguous name")->required();
   ex->add_option("--out", *out, "the T1 file (default: stdout); the kernel source is written beside it");
+  auto ro = std::make_shared<RunnableOptions>();
+  ex->add_option("--size", ro->size,
+                 "one problem size: writes a file Kernel Tuner runs as written (its source beside it, named after it)");
+  ex->add_option("--precision", ro->precision, "with --size: S, D, ... (default: the variant's first)");
+  ex->add_option("--device", ro->device, "with --size: the device whose limits bind the conditions (default: the first of the variant's API)");
+  ex->add_option("--strategy", ro->strategy, "with --size: Kernel Tuner's search strategy (Search.Name)")->capture_default_str();
+  ex->add_option("--budget", ro->budget, "with --size: configurations Kernel Tuner may evaluate (0: no budget)");
   auto* im = sub->add_subcommand("import-t1", "a T1 file as kernel metadata and its source");
   auto file = std::make_shared<std::string>();
   auto dir = std::make_shared<std::string>();
@@ -125,7 +174,13 @@ Command add_kernel(CLI::App& app) {
   im->add_option("file", *file, "the T1 file")->required();
   im->add_option("--out", *dir, "the folder for the metadata JSON and the source")->required();
   im->add_option("--name", *name, "the variant's name (default: the one in the file)");
-  return {sub, [=] { return ex->parsed() ? export_t1(*variant, *out) : import_t1(*file, *dir, *name); }};
+  return {sub, [=] {
+            if (!ex->parsed()) return import_t1(*file, *dir, *name);
+            if (!ro->size.empty()) return export_runnable_t1(*variant, *out, *ro);
+            if (!ro->precision.empty() || !ro->device.empty() || ro->budget != 0)
+              throw Error("--precision, --device and --budget describe a problem: give --size too");
+            return export_t1(*variant, *out);
+          }};
 }
 
 }  // namespace hetbench::cli

@@ -10,9 +10,16 @@
 
 namespace hetbench {
 
+// Names a translation replaces: constants (a problem's sizes, a device's limits) become
+// numbers, lets become their own expressions, in parentheses; other names stay names.
+struct PyBinding {
+  const Vars* constants = nullptr;
+  const std::vector<std::pair<std::string, Expr>>* lets = nullptr;
+};
+
 // Python text of a hetbench expression, using built-ins and np.log2 only (Kernel Tuner
 // evaluates restrictions in a module that imports numpy as np, not math).
-std::string to_python(const Expr& e);
+std::string to_python(const Expr& e, const PyBinding& b = {});
 
 // hetbench text of a Python expression (the subset T1 files use: arithmetic, // and **,
 // comparisons, chained comparisons, and/or/not, `x in [..]`, `a if c else b`, min max abs

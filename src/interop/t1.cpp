@@ -4,12 +4,16 @@
 // one "hetbench" object, which the schema allows, so that a round trip keeps the space.
 #include "interop/t1.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <functional>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "hetbench/error.hpp"
 #include "interop/python_expr.hpp"
+#include "kernel/kernel_prelude.hpp"
 
 namespace hetbench {
 
@@ -164,6 +168,264 @@ ojson variant_to_t1(const KernelVariant& v, const T1Source& src) {
                {"ConfigurationSpace", {{"TuningParameters", params}, {"Conditions", conditions}}},
                {"KernelSpecification", kernel},
                {"hetbench", ext}};
+}
+
+namespace {
+
+const char* kBlockNames[] = {"block_size_x", "block_size_y", "block_size_z"};
+
+// The tuning parameters an expression depends on, through the lets it names.
+std::set<std::string> params_of(const Expr& e, const KernelVariant& v) {
+  std::set<std::string> out;
+  std::function<void(const Expr&)> walk = [&](const Expr& x) {
+    for (const auto& n : x.names()) {
+      if (v.param(n)) out.insert(n);
+      for (const auto& [name, let] : v.lets)
+        if (name == n) walk(let);
+    }
+  };
+  walk(e);
+  return out;
+}
+
+// Every value an expression takes over the product of its parameters' domains (each
+// configuration the launch could see, constraints aside: a superset is harmless where
+// the values feed a condition). Configurations where it cannot be evaluated are skipped.
+std::set<long long> values_over(const Expr& e, const KernelVariant& v, const Vars& bound) {
+  const auto ps = params_of(e, v);
+  std::vector<const ParamDef*> defs;
+  double combos = 1;
+  for (const auto& n : ps) {
+    defs.push_back(v.param(n));
+    combos *= static_cast<double>(defs.back()->values.size());
+  }
+  if (combos > 1e6)
+    throw Error(fmt::format("{}: '{}' ranges over {:.3g} configurations, too many to list its values", v.id(),
+                            e.text(), combos));
+  std::set<long long> out;
+  std::vector<std::size_t> at(defs.size(), 0);
+  for (;;) {
+    Vars vars = bound;
+    for (std::size_t i = 0; i < defs.size(); ++i) vars[defs[i]->name] = static_cast<double>(defs[i]->values[at[i]]);
+    for (const auto& [name, let] : v.lets) {  // those this expression needs evaluate; others may not
+      try {
+        vars[name] = static_cast<double>(eval_int(let, vars));
+      } catch (const Error&) {
+      }
+    }
+    try {
+      out.insert(eval_int(e, vars));
+    } catch (const Error&) {
+    }
+    std::size_t i = 0;
+    while (i < defs.size() && ++at[i] == defs[i]->values.size()) at[i++] = 0;
+    if (i == defs.size()) break;
+  }
+  return out;
+}
+
+// C preprocessor text of a define that depends on parameters (Kernel Tuner #defines
+// them before the source): integer operators only, bound names as numbers. Throws Error
+// for what C's preprocessor would compute differently (real division, functions).
+std::string to_c(const Expr::Node& n, const Expr& e, const Vars& bound) {
+  using K = Expr::Node::Kind;
+  auto kid = [&](std::size_t i) { return to_c(*n.kids[i], e, bound); };
+  switch (n.kind) {
+    case K::Num:
+      if (n.value != std::floor(n.value)) break;
+      return std::to_string(static_cast<long long>(n.value));
+    case K::Var:
+      if (auto it = bound.find(n.name); it != bound.end()) return std::to_string(static_cast<long long>(it->second));
+      return n.name;
+    case K::Unary: return fmt::format("({}{})", n.name == "-" ? "-" : "!", kid(0));
+    case K::Ternary: return fmt::format("({} ? {} : {})", kid(0), kid(1), kid(2));
+    case K::Binary:
+      if (n.name == "/" || n.name == "^") break;
+      return fmt::format("({} {} {})", kid(0), n.name, kid(1));
+    case K::Call:
+      if (n.name == "div") return fmt::format("({} / {})", kid(0), kid(1));
+      if (n.name == "min" || n.name == "max")
+        return fmt::format("({0} {1} {2} ? {0} : {2})", kid(0), n.name == "min" ? "<" : ">", kid(1));
+      break;
+  }
+  throw Error(fmt::format("'{}': '{}' has no C preprocessor equivalent", e.text(), n.name));
+}
+
+std::string int_list(const std::set<long long>& values) {
+  std::string s;
+  for (long long x : values) s += (s.empty() ? "" : ", ") + std::to_string(x);
+  return "[" + s + "]";
+}
+
+ojson condition(const std::set<std::string>& params, const std::string& expression) {
+  ojson used = ojson::array();
+  for (const auto& n : params) used.push_back(n);
+  return ojson{{"Parameters", used}, {"Expression", expression}};
+}
+
+}  // namespace
+
+T1Runnable variant_to_runnable_t1(const KernelVariant& v, const T1Problem& p, const std::string& kernel_file) {
+  auto refuse = [&](const std::string& why) {
+    return Error(fmt::format("{} ({}): cannot be written as a T1 problem Kernel Tuner runs: {}", v.id(), v.origin, why));
+  };
+  if (std::find(v.precisions.begin(), v.precisions.end(), p.prec) == v.precisions.end())
+    throw refuse(fmt::format("it has no {} version", name(p.prec)));
+  if (!v.setup.empty()) throw refuse("it runs a set-up launch before timing (Kernel Tuner times one kernel)");
+  const Op& op = find_op(v.op);
+  const std::unique_ptr<Problem> prob = op.make_problem(p.sizes, p.prec, p.seed);
+
+  // What is fixed for this problem on this device; lets without parameters fold too.
+  Vars bound = device_vars(p.device, p.prec);
+  for (const auto& [k, x] : prob->sizes) bound[k] = static_cast<double>(x);
+  for (const auto& s : prob->scalars)
+    if (s.is_int) bound[s.name] = s.value;
+  for (const auto& [name, let] : v.lets)
+    if (params_of(let, v).empty()) bound[name] = static_cast<double>(eval_int(let, bound));
+  const PyBinding bind{&bound, &v.lets};
+  auto py = [&](const Expr& e) { return to_python(e, bind); };
+
+  ojson params = ojson::array();
+  for (const auto& d : v.params) {
+    std::set<long long> values(d.values.begin(), d.values.end());
+    ojson tp{{"Name", d.name}, {"Type", "int"}, {"Values", int_list(values)}, {"Default", d.default_for(p.prec)}};
+    if (!d.doc.empty()) tp["Description"] = d.doc;
+    params.push_back(tp);
+  }
+  ojson conditions = ojson::array();
+  for (const auto& c : v.constraints) {
+    const auto ps = params_of(c, v);
+    if (!ps.empty()) {
+      conditions.push_back(condition(ps, py(c)));
+    } else if (eval_int(c, bound) == 0) {
+      throw refuse(fmt::format("its constraint '{}' fails for every configuration at this problem on {}", c.text(),
+                               p.device.name));
+    }
+  }
+
+  // One launch an execution: further launches that only some configurations need become
+  // a condition that leaves those configurations out.
+  const LaunchSpec& first = v.launches.front();
+  for (std::size_t i = 1; i < v.launches.size(); ++i) {
+    const LaunchSpec& l = v.launches[i];
+    const auto ps = l.when ? params_of(*l.when, v) : std::set<std::string>{};
+    if (l.when && !ps.empty()) {
+      conditions.push_back(condition(ps, fmt::format("({}) == 0", py(*l.when))));
+      fmt::print(stderr, "hetbench: {}: configurations where '{}' (they also launch {}) are left out: Kernel Tuner times one kernel\n",
+                 v.id(), l.when->text(), l.kernel);
+    } else if (!l.when || eval_int(*l.when, bound) != 0) {
+      throw refuse(fmt::format("an execution is {} launches ({} then {}); Kernel Tuner's T1 times one kernel, so a "
+                               "file of the first alone would time part of the operation",
+                               v.launches.size(), first.kernel, l.kernel));
+    }
+  }
+  if (first.local_bytes) throw refuse("its local memory is sized at launch, which T1 cannot pass to the kernel");
+  if (first.local.empty()) throw refuse(fmt::format("kernel {} has no local size", first.kernel));
+
+  // The work-group size, bound to Kernel Tuner's thread-block parameters.
+  ojson global = ojson::object(), local = ojson::object(), problem_size = ojson::array();
+  ojson kernel{{"Language", v.backend == BackendKind::Cuda ? "CUDA" : "OpenCL"},
+               {"KernelName", first.kernel},
+               {"KernelFile", kernel_file},
+               {"GlobalSizeType", "OpenCL"}};
+  for (std::size_t d = 0; d < first.local.size() && d < 3; ++d) {
+    const Expr& l = first.local[d];
+    const auto ps = params_of(l, v);
+    std::set<long long> values = values_over(l, v, bound);
+    ojson bp{{"Name", kBlockNames[d]}, {"Type", "int"}, {"Values", int_list(values)},
+             {"Description", fmt::format("the work-group size along {}: {}", axes[d], l.text())}};
+    params.push_back(bp);
+    auto cps = ps;
+    cps.insert(kBlockNames[d]);
+    conditions.push_back(condition(cps, fmt::format("{} == {}", kBlockNames[d], py(l))));
+    const std::string g = d < first.global.size() ? py(first.global[d]) : "1";
+    global[axes[d]] = g;
+    local[axes[d]] = kBlockNames[d];
+    problem_size.push_back(g);
+    kernel[fmt::format("GridDiv{}", axes[d])] = ojson::array({kBlockNames[d]});
+  }
+  kernel["GlobalSize"] = global;
+  kernel["LocalSize"] = local;
+  kernel["ProblemSize"] = problem_size;
+  kernel["Device"] = ojson{{"Name", p.device.name}};
+
+  // Arguments, with the sizes and fills Kernel Tuner allocates them by.
+  const bool wide = info(p.prec).needs_fp64;
+  const std::string real = wide ? "double" : "float";
+  ojson args = ojson::array();
+  for (const auto& a : first.args) {
+    ojson arg{{"Name", a.name}};
+    const ArrayOperand* arr = nullptr;
+    for (const auto& x : prob->arrays)
+      if (x.name == a.name) arr = &x;
+    const ScratchSpec* scr = nullptr;
+    for (const auto& s : v.scratch)
+      if (s.name == a.name) scr = &s;
+    if (arr) {
+      if (arr->is_int && arr->access != Access::Out)
+        throw refuse(fmt::format("argument '{}' holds indices, which T1's fills (constant, random) cannot make", a.name));
+      arg["Type"] = arr->is_int ? "int32" : real;
+      arg["MemoryType"] = "Vector";
+      arg["AccessType"] = arr->access == Access::In ? "ReadOnly" : arr->access == Access::Out ? "WriteOnly" : "ReadWrite";
+      arg["Size"] = arr->count;
+      arg["FillType"] = arr->access == Access::Out ? "Constant" : "Random";
+      if (arr->access == Access::Out) arg["FillValue"] = 0;
+    } else if (scr) {
+      const auto counts = values_over(scr->count, v, bound);
+      arg["Type"] = scr->is_int ? "int32" : real;
+      arg["MemoryType"] = "Vector";
+      arg["AccessType"] = "ReadWrite";
+      arg["Size"] = std::max(1LL, counts.empty() ? 1LL : *counts.rbegin());
+      arg["FillType"] = "Constant";
+      arg["FillValue"] = 0;
+    } else if (const ScalarOperand* s = prob->scalar(a.name); s && !s->is_int) {
+      arg["Type"] = real;
+      arg["MemoryType"] = "Scalar";
+      arg["FillValue"] = s->value;
+    } else if (auto it = bound.find(a.name); it != bound.end()) {
+      arg["Type"] = a.type == "long" ? "int64" : a.type == "ulong" ? "uint64" : "int32";
+      arg["MemoryType"] = "Scalar";
+      arg["FillValue"] = static_cast<long long>(it->second);
+    } else {
+      throw refuse(fmt::format("argument '{}' changes with the parameters; T1 arguments are fixed values", a.name));
+    }
+    args.push_back(arg);
+  }
+  kernel["Arguments"] = args;
+
+  // The source as hetbench compiles it: the prelude (kept out when hetbench, which has
+  // its own, builds the file) and this problem's defines; Kernel Tuner adds the parameters.
+  std::string source = "// " + v.id() + " exported by hetbench for " + name(p.prec) + " at the problem in the T1 file\n";
+  source += "#ifndef HB_KERNEL\n" + kernel_prelude(to_string(v.backend), p.prec) + "#endif\n";
+  for (const auto& [dname, e] : v.defines) {
+    std::string value;
+    if (params_of(e, v).empty()) {
+      value = std::to_string(eval_int(e, bound));
+    } else {
+      for (const auto& [lname, let] : v.lets)
+        if (e.names().count(lname) && !bound.count(lname))
+          throw refuse(fmt::format("its define {} = '{}' uses '{}', which changes with the parameters", dname,
+                                   e.text(), lname));
+      try {
+        value = to_c(*e.root(), e, bound);
+      } catch (const Error& err) {
+        throw refuse(fmt::format("its define {}: {}", dname, err.what()));
+      }
+    }
+    source += fmt::format("#ifndef {0}\n#define {0} {1}\n#endif\n", dname, value);
+  }
+  source += v.source_text;
+
+  ojson doc{{"General", {{"FormatVersion", 1}, {"BenchmarkName", v.id()}, {"OutputFormat", "JSON"}}},
+            {"ConfigurationSpace", {{"TuningParameters", params}, {"Conditions", conditions}}},
+            {"KernelSpecification", kernel},
+            {"Search", {{"Name", p.strategy}}}};
+  if (p.budget > 0) doc["Budget"] = ojson::array({ojson{{"Type", "ConfigurationCount"}, {"BudgetValue", p.budget}}});
+  ojson sizes = ojson::object();
+  for (const auto& [k, x] : p.sizes) sizes[k] = x;
+  doc["hetbench"] = ojson{{"id", v.id()}, {"op", v.op}, {"precision", name(p.prec)}, {"sizes", sizes},
+                          {"device", p.device.name}};
+  return T1Runnable{doc, source};
 }
 
 T1Import t1_to_metadata(const ojson& t1, const fs::path& t1_file, const std::string& rename) {

@@ -24,6 +24,25 @@ struct T1Source {
 // and the expression that has no Python translation.
 nlohmann::ordered_json variant_to_t1(const KernelVariant& v, const T1Source& src);
 
+// A tuning problem Kernel Tuner can run as written (tune_kernel_T1): the variant at one
+// problem (precision, sizes) on one device, whose limits and the problem's values are bound
+// into the conditions, the arguments and the source. What the document cannot say (more
+// than one launch per execution, launch-sized local memory, scalars that change with the
+// parameters) is refused with the reason.
+struct T1Problem {
+  Precision prec = Precision::S;
+  Sizes sizes;
+  DeviceInfo device;
+  std::string strategy = "brute_force";  // Search.Name
+  long long budget = 0;                  // Budget: ConfigurationCount, when > 0
+  std::uint64_t seed = 1;                // the problem hetbench builds for the scalars' values
+};
+struct T1Runnable {
+  nlohmann::ordered_json doc;
+  std::string source;  // the kernel as compiled: prelude, the problem's defines, the source
+};
+T1Runnable variant_to_runnable_t1(const KernelVariant& v, const T1Problem& p, const std::string& kernel_file);
+
 // A T1 document as hetbench metadata. The source named by KernelFile is looked up beside
 // the T1 file, then as given; `source` receives its path. `name`, when not empty,
 // replaces the variant's name. Throws Error naming the file, the key and the expression.

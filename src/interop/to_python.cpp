@@ -26,12 +26,18 @@ std::string number(double v) {
 // yields an operand, so non-boolean operands are compared with 0 first.
 std::string truth(const Py& p) { return p.boolean ? p.text : fmt::format("({} != 0)", p.text); }
 
-Py translate(const Expr::Node& n, const std::string& text) {
+Py translate(const Expr::Node& n, const std::string& text, const PyBinding& b) {
   using K = Expr::Node::Kind;
-  auto kid = [&](std::size_t i) { return translate(*n.kids[i], text); };
+  auto kid = [&](std::size_t i) { return translate(*n.kids[i], text, b); };
   switch (n.kind) {
     case K::Num: return {number(n.value)};
-    case K::Var: return {n.name};
+    case K::Var:
+      if (b.constants)
+        if (auto it = b.constants->find(n.name); it != b.constants->end()) return {number(it->second)};
+      if (b.lets)
+        for (const auto& [name, e] : *b.lets)
+          if (name == n.name) return {"(" + strip_outer_parens(translate(*e.root(), e.text(), b).text) + ")"};
+      return {n.name};
     case K::Unary:
       if (n.name == "-") return {fmt::format("(-{})", kid(0).text)};
       return {fmt::format("(not {})", truth(kid(0))), true};
@@ -80,9 +86,9 @@ std::string strip_outer_parens(const std::string& text) {
   return text.substr(1, text.size() - 2);
 }
 
-std::string to_python(const Expr& e) {
+std::string to_python(const Expr& e, const PyBinding& b) {
   if (!e.root()) throw Error("empty expression");
-  return strip_outer_parens(translate(*e.root(), e.text()).text);
+  return strip_outer_parens(translate(*e.root(), e.text(), b).text);
 }
 
 }  // namespace hetbench
