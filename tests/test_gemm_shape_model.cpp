@@ -47,14 +47,24 @@ Sizes gemm_sizes(const std::string& token) { return find_op("gemm").parse_sizes(
 
 // Per measured problem, the configuration the model would take among those measured (the
 // fastest predicted, with rank_gemm_configs's rule for ties): its measured rate over the
-// best measured rate. The geometric mean of that ratio must stay at 0.94 or more and no
-// problem below 0.75 (fitted: 0.96 and 0.77).
-TEST(GemmShapeModel, PredictedBestIsNearTheMeasuredBestOnTheH200) {
-  std::ifstream f(std::string(HETBENCH_SOURCE_DIR) + "/tests/data/gemm_shape_h200.json");
-  ASSERT_TRUE(f) << "tests/data/gemm_shape_h200.json not found";
+// best measured rate, the geometric mean over the problems of tests/data/`file` and the
+// worst. The file's device (132 SMs at 1980 MHz on both the H200 and the H100 SXM) is the
+// one the model is asked about; what the model takes from it is the SMs, the clock and the
+// shared memory.
+struct PickQuality {
+  double geomean = 0, worst = 1;
+  std::size_t problems = 0;
+  std::string report;
+};
+
+PickQuality model_picks_on(const std::string& file) {
+  std::ifstream f(std::string(HETBENCH_SOURCE_DIR) + "/tests/data/" + file);
+  if (!f) throw Error("tests/data/" + file + " not found");
   const auto data = nlohmann::json::parse(f);
   H200 dev;
   const auto md = gemm_model::ModelDevice::of(dev.info());
+  EXPECT_EQ(data["device"]["compute_units"], dev.info().compute_units);
+  EXPECT_EQ(data["device"]["max_clock_mhz"], dev.info().max_clock_mhz);
   struct Point {
     ParamValues pv;
     double gflops;
@@ -66,13 +76,12 @@ TEST(GemmShapeModel, PredictedBestIsNearTheMeasuredBestOnTheH200) {
     for (auto it = p["params"].begin(); it != p["params"].end(); ++it) pv[it.key()] = it.value().get<long long>();
     groups[{p["precision"], p["variant"], p["m"], p["n"], p["k"]}].push_back({pv, p["gflops"].get<double>()});
   }
-  ASSERT_GE(groups.size(), 30u);
-  double log_sum = 0, worst = 1;
-  std::string report;
+  PickQuality q;
+  double log_sum = 0;
   for (const auto& [key, pts] : groups) {
     const auto& [prec, variant, m, n, k] = key;
     const auto v = cuda_gemm(variant);
-    ASSERT_TRUE(v) << variant;
+    if (!v) throw Error("no CUDA gemm variant " + variant);
     const Precision p = prec == "S" ? Precision::S : Precision::D;
     gemm_model::GemmShape g{static_cast<double>(m), static_cast<double>(n), static_cast<double>(k), p == Precision::S ? 4 : 8,
                         true};
@@ -91,12 +100,21 @@ TEST(GemmShapeModel, PredictedBestIsNearTheMeasuredBestOnTheH200) {
     const auto& pick = choices.front().values;
     const double ratio = measured.at(pick) / best_rate;
     log_sum += std::log(ratio);
-    worst = std::min(worst, ratio);
-    report += fmt::format("{} {} {}x{}x{}: {:.3f} ({})\n", prec, variant, m, n, k, ratio, format_params(pick));
+    q.worst = std::min(q.worst, ratio);
+    q.report += fmt::format("{} {} {}x{}x{}: {:.3f} ({})\n", prec, variant, m, n, k, ratio, format_params(pick));
   }
-  const double gm = std::exp(log_sum / static_cast<double>(groups.size()));
-  EXPECT_GE(gm, 0.94) << report;
-  EXPECT_GE(worst, 0.75) << report;
+  q.problems = groups.size();
+  q.geomean = std::exp(log_sum / static_cast<double>(std::max<std::size_t>(1, groups.size())));
+  return q;
+}
+
+// The set the model was fitted to: geometric mean 0.94 or more and no problem below 0.75
+// (fitted: 0.96 and 0.77).
+TEST(GemmShapeModel, PredictedBestIsNearTheMeasuredBestOnTheH200) {
+  const auto q = model_picks_on("gemm_shape_h200.json");
+  EXPECT_GE(q.problems, 30u);
+  EXPECT_GE(q.geomean, 0.94) << q.report;
+  EXPECT_GE(q.worst, 0.75) << q.report;
 }
 
 TEST(GemmShapeModel, SplitsDeepKAndKeepsLargeTilesForLargeSquares) {
@@ -121,7 +139,8 @@ TEST(GemmShapeModel, SplitsDeepKAndKeepsLargeTilesForLargeSquares) {
 }
 
 // Every configuration the model returns passes the variant's constraints on the device
-// and problem, keeps the parameters it was told to keep, and is ranked by predicted time.
+// and problem, keeps the parameters it was told to keep, and is ranked by predicted time
+// (past the configurations that tie with the best).
 TEST(GemmShapeModel, RankedConfigurationsPassTheConstraintsAndKeepFixedValues) {
   H200 dev;
   for (const char* name : {"regblock", "dmma"}) {
@@ -138,7 +157,9 @@ TEST(GemmShapeModel, RankedConfigurationsPassTheConstraintsAndKeepFixedValues) {
         for (std::size_t i = 0; i < ranked.size(); ++i) {
           EXPECT_EQ(v->violated_constraint(dev, s, p, ranked[i].values), "") << format_params(ranked[i].values);
           EXPECT_EQ(ranked[i].values.at("BM"), 64);
-          if (i) EXPECT_LE(ranked[i - 1].predicted.seconds, ranked[i].predicted.seconds);
+          // Ties with the best are ordered by the tie rule (fewer slices, shallower pipeline).
+          const bool tied = ranked[i].predicted.seconds <= ranked.front().predicted.seconds * (1 + gemm_model::kTie);
+          if (i && !tied) EXPECT_LE(ranked[i - 1].predicted.seconds, ranked[i].predicted.seconds);
         }
       }
   }

@@ -120,7 +120,8 @@ TEST(ShippedTuning, ShippedEntriesAreCurrent) {
                              s.entry.problem.label));
     ASSERT_TRUE(current.count(s.entry.variant_id)) << "variant not loaded";
     EXPECT_EQ(s.entry.variant_hash, current.at(s.entry.variant_id))
-        << "stale: the kernel changed since the campaign; run scripts/ship-tuning bench/tuned/<device>.json";
+        << "stale: the kernel changed since the campaign (hash now " << current.at(s.entry.variant_id)
+        << "); run scripts/ship-tuning bench/tuned/<device>.json";
   }
 }
 

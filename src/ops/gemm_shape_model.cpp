@@ -81,7 +81,11 @@ Prediction predict_gemm(const ParamValues& pv, const GemmShape& g, const ModelDe
   auto kstep = [&](double b) {
     const double compute = b * (bm * bn / (F * a) + d.step_clocks);
     const double feed = b * (bm + bn) * eb / d.l2_bytes_per_clock;
-    const double hidden = std::min(1.0, std::pow(b * warps / d.warps_to_hide, d.hiding_exponent));
+    // Latency is hidden by loads in flight: the resident warps, each with STAGES - 1 tiles
+    // on their way (the fit's pipelines were 3 deep: 2 in flight count as one; a kernel
+    // without STAGES, double-buffered, counts as the fit saw it).
+    const double in_flight = b * warps * (pv.count("STAGES") ? std::max(1.0, stages - 1) / 2 : 1.0);
+    const double hidden = std::min(1.0, std::pow(in_flight / d.warps_to_hide, d.hiding_exponent));
     return std::max(compute, feed) / hidden;
   };
   // A block's fixed cycles: the prologue, C out (and in with beta), and split-K's partial
@@ -116,8 +120,11 @@ void prefer_fewer_slices_among_ties(std::vector<ModelChoice>& sorted) {
   const double limit = sorted.front().predicted.seconds * (1 + kTie);
   const auto head =
       std::find_if(sorted.begin(), sorted.end(), [&](const ModelChoice& c) { return c.predicted.seconds > limit; });
+  // Among ties: fewer slices, then the shallower pipeline (less shared memory, the default).
   std::stable_sort(sorted.begin(), head, [](const ModelChoice& a, const ModelChoice& b) {
-    return get(a.values, "SPLITK", 1) < get(b.values, "SPLITK", 1);
+    const auto ka = std::make_pair(get(a.values, "SPLITK", 1), get(a.values, "STAGES", 0));
+    const auto kb = std::make_pair(get(b.values, "SPLITK", 1), get(b.values, "STAGES", 0));
+    return ka < kb;
   });
 }
 
@@ -190,14 +197,21 @@ std::vector<ModelChoice> rank_gemm_configs(const Variant& v, const Device& dev, 
   const ParamDef* split = v.param("SPLITK");
   const bool split_open = split && std::find(fixed.begin(), fixed.end(), "SPLITK") == fixed.end();
   const std::vector<long long> splits = split_open ? split->values : std::vector<long long>{get(base, "SPLITK", 1)};
+  // The pipeline depth where the variant has one: its domain unless fixed.
+  const ParamDef* depth = v.param("STAGES");
+  const bool depth_open = depth && std::find(fixed.begin(), fixed.end(), "STAGES") == fixed.end();
+  const std::vector<long long> depths =
+      depth_open ? depth->values : std::vector<long long>{get(base, "STAGES", depth ? depth->default_for(p) : 0)};
   for (const auto& tile : tile_candidates(v, base, fixed))
-    for (long long sk : splits) {
-      ModelChoice c;
-      c.values = tile;
-      if (split) c.values["SPLITK"] = sk;
-      c.predicted = predict_gemm(c.values, g, md, F);
-      ranked.push_back(std::move(c));
-    }
+    for (long long sk : splits)
+      for (long long st : depths) {
+        ModelChoice c;
+        c.values = tile;
+        if (split) c.values["SPLITK"] = sk;
+        if (depth) c.values["STAGES"] = st;
+        c.predicted = predict_gemm(c.values, g, md, F);
+        ranked.push_back(std::move(c));
+      }
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const ModelChoice& a, const ModelChoice& b) { return a.predicted.seconds < b.predicted.seconds; });
   // The variant's constraints in ranking order, until `top` configurations pass and none
