@@ -16,4 +16,11 @@ inline CmdResult run_command(const std::string& command) {
   return CmdResult{WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw), ss.str()};
 }
 
+// The Python of build/pyenv (scripts/setup-python: Kernel Tuner, PyOpenCL and the
+// autotuning methodology package from PyPI), or empty where it was not set up.
+inline std::string pyenv_python() {
+  const std::string py = source_dir() + "/build/pyenv/bin/python";
+  return std::filesystem::exists(py) ? py : "";
+}
+
 }  // namespace hetbench::test

@@ -164,3 +164,40 @@ TEST(Interop, MalformedExperimentFolderIsBadInput) {
              "\n");
   expect2("export t4 " + d.str(), "unknown status 'meh'");
 }
+
+// The autotuning methodology package (Willemsen et al.'s) loads hetbench's T4 files with
+// its default time keys: every one of them measured, a tuning's search time included.
+TEST(Interop, TheMethodologyPackageLoadsTheExportWithItsDefaultTimeKeys) {
+  const std::string py = pyenv_python();
+  if (py.empty()) GTEST_SKIP() << "no build/pyenv: scripts/setup-python installs the package (skipped with HETBENCH_NO_PYPI=1)";
+  TempDir tmp;
+  auto r = run_hetbench("tune axpy --device opencl:0:0 --variant vec --precision S --size 100003 --budget 4 "
+                        "--strategy random --reps 3 --warmup 1 --out " + (tmp.path() / "tune").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = run_hetbench("run axpy --device opencl:0:0 --variant vec,simple --precision S --size 4099 --reps 3 --out " +
+                   (tmp.path() / "run").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::string files;
+  for (const char* what : {"tune", "run"})
+    for (const auto& e : std::filesystem::directory_iterator(tmp.path() / what)) {
+      const auto out = tmp.path() / (std::string(what) + "-t4");
+      r = run_hetbench("export t4 " + e.path().string() + " --out-dir " + out.string());
+      ASSERT_EQ(r.status, 0) << r.output;
+      for (const auto& f : std::filesystem::directory_iterator(out)) files += " " + f.path().string();
+    }
+  r = run_command(py + " -W ignore " + source_dir() + "/tests/interop/am_load.py" + files);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("4 configuration(s)")) << r.output;  // the tuning's four evaluations
+  // The tuning's file says how it searched.
+  for (const auto& f : std::filesystem::directory_iterator(tmp.path() / "tune-t4")) {
+    const auto doc = hetbench::read_json_file(f.path().string());
+    EXPECT_EQ(doc["metadata"]["hetbench"]["search"]["strategy"], "random") << f.path();
+    EXPECT_EQ(doc["metadata"]["hetbench"]["search"]["budget"], 4) << f.path();
+    for (const auto& res : doc["results"]) {
+      EXPECT_GT(res["times"]["compilation"].get<double>(), 0) << res.dump();
+      EXPECT_GT(res["times"]["validation"].get<double>(), 0) << res.dump();
+      EXPECT_GE(res["times"]["framework"].get<double>(), 0) << res.dump();
+      EXPECT_GT(res["times"]["search_algorithm"].get<double>(), 0) << res.dump();
+    }
+  }
+}

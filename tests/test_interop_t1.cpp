@@ -252,15 +252,8 @@ TEST(InteropT1, MalformedT1IsBadInput) {
   EXPECT_THAT(r.output, HasSubstr("unknown variant 'nosuch'"));
 }
 
-// The Python of build/pyenv (scripts/setup-python: Kernel Tuner and PyOpenCL from PyPI),
-// or empty where it was not set up.
-std::string kernel_tuner_python() {
-  const std::string py = source_dir() + "/build/pyenv/bin/python";
-  return std::filesystem::exists(py) ? py : "";
-}
-
 TEST(InteropT1, KernelTunerRunsTheExportsAsWritten) {
-  const std::string py = kernel_tuner_python();
+  const std::string py = pyenv_python();
   if (py.empty()) GTEST_SKIP() << "no build/pyenv: scripts/setup-python installs Kernel Tuner (skipped with HETBENCH_NO_PYPI=1)";
   TempDir tmp;
   // Odd sizes in every dimension; random search within a budget, so the run stays short.

@@ -56,6 +56,11 @@ struct PointTiming {
   StoppingTargets targets;
   StopReason stop = StopReason::none;  // none: not recorded (the key stays out)
   double measured_s = 0, wall_s = 0;  // sum of the samples; wall time of the timed loop
+  // Where the point's wall time went besides the timed loop (seconds, 0: not measured):
+  // preparing the variant (compiling, or taking the kernel cache), the validated runs
+  // (the first and the last, each a run, a download and the check), and the whole point
+  // from preparing to the last check (the rest is warm-up, rounds and observers).
+  double build_s = 0, validate_s = 0, point_s = 0;
   bool cold_cache = false;            // the last-level cache flushed before each repetition
   std::uint64_t flush_bytes = 0;      // bytes written to flush it
   // Per-sample marks from observers, parallel to samples or empty: the SM clock after

@@ -193,9 +193,14 @@ void measure_point(Device& dev, const Problem& prob, DeviceBuffers& point_bufs, 
   // Rounds after the first run on buffers of their own (`fresh`); `bufs` is the current.
   DeviceBuffers* bufs = &point_bufs;
   std::unique_ptr<DeviceBuffers> fresh;
+  using clock = std::chrono::steady_clock;
+  const auto since = [](clock::time_point a) { return std::chrono::duration<double>(clock::now() - a).count(); };
+  const auto point_start = clock::now();
   enter_phase(PointPhase::building);
   auto inst = v.prepare(dev, prob, bufs->map(), pv);
+  const double build_s = since(point_start);
   enter_phase(PointPhase::running);
+  double validate_s = 0;
   if (policy.include_transfers) bufs->prepare_transfers();
   auto run_once = [&] {
     if (policy.include_transfers) bufs->upload_inputs();
@@ -205,6 +210,12 @@ void measure_point(Device& dev, const Problem& prob, DeviceBuffers& point_bufs, 
   // A validated run: outputs poisoned first, so that an element the kernel leaves
   // unwritten shows, then checked against the op's bound.
   auto validated_run = [&] {
+    const auto start = clock::now();
+    struct Add {  // the check's time, also when it throws
+      double& to;
+      clock::time_point from;
+      ~Add() { to += std::chrono::duration<double>(clock::now() - from).count(); }
+    } add{validate_s, start};
     bufs->reset();
     inst->reset();
     inst->run();
@@ -286,6 +297,9 @@ void measure_point(Device& dev, const Problem& prob, DeviceBuffers& point_bufs, 
   // repetitions left unwritten shows as poison, and a race as a result that changed since
   // the first run.
   merge(val, validated_run());
+  t.build_s = build_s;
+  t.validate_s = validate_s;
+  t.point_s = since(point_start);
   // Records of laid-out data (docs/layouts.md) split their time as Majeti et al. do: the
   // kernel (the timing) and the rest, one upload of the inputs and download of the
   // outputs plus the host's layout conversion measured when the problem was built.

@@ -61,6 +61,11 @@ nlohmann::json to_json(const PointTiming& t) {
   j["rounds"] = g.rounds;  // beside `stopping`, which keeps the keys it always had
   j["measured_s"] = t.measured_s;
   j["wall_s"] = t.wall_s;
+  if (t.point_s > 0) {
+    j["build_s"] = t.build_s;
+    j["validate_s"] = t.validate_s;
+    j["point_s"] = t.point_s;
+  }
   j["cache"] = t.cold_cache ? "cold" : "hot";
   if (t.cold_cache) j["flush_bytes"] = t.flush_bytes;
   j["samples"] = t.samples;

@@ -3,6 +3,7 @@
 // project's reader expects; rates keep their units in each measurement.
 #include "interop/t4.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
@@ -98,12 +99,24 @@ ojson t4_result(const json& r, const RecordReader& rr) {
     for (double x : raw_samples(t)) ms_list.push_back(ms(x));
     const double n = s.value("n", 0.0), mean = s.value("mean", 0.0);
     times["benchmark"] = ms(n * mean);  // the timed repetitions together
+    // The rest of the point's time, as Kernel Tuner splits it (recorded since the record
+    // has point_s): preparing (compiling or the kernel cache), the validated runs, and
+    // what is left besides the timed loop (warm-up, rounds, observers).
+    if (t.contains("point_s") && t["point_s"].is_number()) {
+      const double build = t.value("build_s", 0.0), check = t.value("validate_s", 0.0);
+      times["compilation"] = ms(build);
+      times["validation"] = ms(check);
+      times["framework"] = ms(std::max(0.0, t["point_s"].get<double>() - build - check - t.value("wall_s", 0.0)));
+    }
     if (!s.contains("median") || !s["median"].is_number()) rr.fail("timing.seconds.median", "expected a number");
     measurements.push_back(measurement("time", ms(s["median"].get<double>()), "ms"));
     for (const char* k : {"min", "max", "mean", "stddev", "ci95_lo", "ci95_hi"})
       if (s.contains(k) && s[k].is_number()) measurements.push_back(measurement(fmt::format("time_{}", k), ms(s[k].get<double>()), "ms"));
     measurements.push_back(measurement("repetitions", n, ""));
   }
+  // The tuner's search before this evaluation; a plain run searches nothing.
+  const bool tuned = r.contains("tune") && r["tune"].is_object();
+  times["search_algorithm"] = ms(tuned ? r["tune"].value("search_s", 0.0) : 0.0);
   times["runtimes"] = ms_list;
   out["times"] = times;
   const std::string inv = t4_invalidity(r);
@@ -161,6 +174,13 @@ ojson t4_metadata(const json& experiment, const json& first, const fs::path& dir
   if (dev) h["device_info"] = ojson(*dev);
   for (const char* k : {"command_line", "seed", "host", "compiler", "end_time", "status"})
     if (experiment.contains(k)) h[k] = ojson(experiment[k]);
+  // A tuning's search: its strategy, seed and budget, and the configurations it started from.
+  if (first.contains("tune") && first["tune"].is_object()) {
+    ojson search;
+    for (const char* k : {"strategy", "seed", "budget", "starts"})
+      if (first["tune"].contains(k)) search[k] = ojson(first["tune"][k]);
+    h["search"] = search;
+  }
   m["hetbench"] = h;
   return m;
 }

@@ -366,7 +366,16 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
     double measuring_s = 0;
     std::size_t measured_now = 0;
     ProgressLine progress;
+    // The search's own time before each evaluation: from the end of the one before (the
+    // start, for the first) to this one's start (recorded as tune.search_s; T4's
+    // search_algorithm time).
+    auto last_end = start;
     auto objective = [&](std::size_t i) {
+      const double search_s = std::chrono::duration<double>(Clock::now() - last_end).count();
+      struct Mark {  // the evaluation's end, however it returns
+        Clock::time_point& at;
+        ~Mark() { at = Clock::now(); }
+      } mark{last_end};
       const PlannedPoint& p = *t.points[i];
       nlohmann::json rec;
       if (auto it = mine.find({p.params, layout_of_point(plan, p)}); it != mine.end()) {
@@ -385,7 +394,7 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
       const Pick pick = pick_best(measured, space);
       if (!rec.contains("tune")) {
         rec["tune"] = {{"task", k}, {"strategy", s.strategy}, {"seed", s.seed}, {"evaluation", measured.size()},
-                       {"budget", budget}, {"elapsed_s", elapsed()}};
+                       {"budget", budget}, {"elapsed_s", elapsed()}, {"search_s", search_s}};
         if (measured.size() == 1) rec["tune"]["starts"] = *start_params;
         if (pick.found) {
           const auto& b = recs.size() > pick.best ? recs[pick.best] : rec;
