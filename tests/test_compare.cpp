@@ -227,7 +227,7 @@ TEST(CompareCli, BadInputIsOneClearError) {
     return d.string();
   };
   cases.push_back({da + " " + variant("cut", text.substr(0, text.size() - 40)), "cut/results.jsonl:2: invalid JSON"});
-  cases.push_back({da + " " + variant("short", text.substr(0, text.find('\n') + 1)), "holds 1 points, but"});
+  cases.push_back({da + " " + variant("short", text.substr(0, text.find('\n') + 1)), "point 1 of the complete experiment's 2 is missing"});
   auto edited = a;
   edited[1]["timing"]["samples"][3] = "fast";
   std::string lines;

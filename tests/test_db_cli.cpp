@@ -110,7 +110,15 @@ TEST_F(DbCli, ListShowExportImportPrune) {
 
 TEST_F(DbCli, BadFilesGiveOneClearError) {
   const auto bad = (tmp.path() / "bad.json").string();
-  auto j = nlohmann::json{{"entries", {to_json(entry(1 << 12, 10, 1024)), to_json(entry(1 << 14, 10, 1024))}}};
+  auto j = nlohmann::json{{"hetbench_tuning_db", 1},
+                          {"entries", {to_json(entry(1 << 12, 10, 1024)), to_json(entry(1 << 14, 10, 1024))}}};
+  // A newer format is refused, not read as this one.
+  j["hetbench_tuning_db"] = 99;
+  test::write_text(bad, j.dump());
+  auto r99 = hb("db import --db " + db + " " + bad);
+  EXPECT_EQ(r99.status, 2);
+  EXPECT_THAT(r99.output, HasSubstr(bad + ": key 'hetbench_tuning_db' is 99, this hetbench reads format 1"));
+  j["hetbench_tuning_db"] = 1;
   j["entries"][1].erase("rate");
   test::write_text(bad, j.dump());
   auto r = hb("db import --db " + db + " " + bad);

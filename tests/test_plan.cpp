@@ -419,7 +419,7 @@ class RulesOp final : public Op {
     static const OpSignature sig{{{"x"}, {"y", true, Elem::Real, Access::Out}}, {Axis::dimension("n")}};
     return sig;
   }
-  std::size_t device_bytes(const Sizes& s, Precision) const override { return 8 * static_cast<std::size_t>(s.at("n")); }
+  double device_bytes(const Sizes& s, Precision) const override { return 8 * static_cast<double>(s.at("n")); }
   Validation validate(const Problem&, const Outputs&) const override { throw Error("planning validated"); }
   ClassCoords problem_class(const nlohmann::json& f) const override {
     const double n = class_feature(f, "n", name());

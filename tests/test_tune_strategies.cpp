@@ -14,6 +14,7 @@
 #include "tune/ties.hpp"
 
 using namespace hetbench::tune;
+namespace tune = hetbench::tune;
 
 namespace {
 

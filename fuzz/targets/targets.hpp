@@ -18,6 +18,7 @@ void spec(std::string_view data);           // a sweep spec file
 void expr(std::string_view data);           // an expression, --size and --param lists
 void results(std::string_view data);        // results.jsonl
 void experiment(std::string_view data);     // experiment.json, as tune --resume reads it
+void layout(std::string_view data);         // a layout file, text or JSON
 
 struct Target {
   const char* name;
@@ -25,6 +26,7 @@ struct Target {
 };
 inline constexpr Target kTargets[] = {{"matrix_market", matrix_market}, {"metadata", metadata},
                                       {"spec", spec},                   {"expr", expr},
-                                      {"results", results},             {"experiment", experiment}};
+                                      {"results", results},             {"experiment", experiment},
+                                      {"layout", layout}};
 
 }  // namespace hetbench::fuzz

@@ -112,6 +112,18 @@ PackedArg pack(const KernelArg& a);
 
 using Dims = std::vector<std::size_t>;  // 1 to 3 entries
 
+// What one buffer or one launch may ask of a device, checked before a driver sees it: a
+// driver handed 2^62 work-items, or a byte count that wrapped around, aborts the whole
+// process (PoCL) instead of failing one point. Each returns empty, or the reason.
+// A launch: 1 to 3 dimensions of 0 (nothing to run) to kMaxLaunchDim work-items each, kMaxLaunchItems in
+// all (CUDA's largest grid holds 2^31-1 blocks of 1024 in x; every OpenCL we run takes
+// 2^32-1 in a dimension), local sizes of at least 1 within the device's work-group limit.
+inline constexpr std::uint64_t kMaxLaunchDim = (1ull << 32) - 1, kMaxLaunchItems = 1ull << 40;
+std::string launch_misfit(const DeviceInfo& d, const Dims& global, const Dims& local);
+// A buffer: at most the device's largest allocation (2^63 bytes where it does not say).
+// `bytes` is a real number so that the caller's count × element size cannot wrap around.
+std::string buffer_misfit(const DeviceInfo& d, double bytes);
+
 // A JIT-built program with one or more kernels.
 class Program {
  public:

@@ -195,7 +195,9 @@ class Op {
   // it (spmv: the row-length statistics of its matrix).
   virtual nlohmann::json features(const Sizes& s, std::uint64_t seed) const;
   // Bytes the problem needs on the device, without building it (memory checks up front).
-  virtual std::size_t device_bytes(const Sizes& s, Precision p) const = 0;
+  // A real number, so that sizes near 2^63 times element sizes cannot wrap around into a
+  // small count that passes the check (it is compared with memory, never allocated).
+  virtual double device_bytes(const Sizes& s, Precision p) const = 0;
   // Whether the problem fits the device beyond its total bytes (device_bytes, checked by
   // plan): empty, or one error naming the size that does not fit: a buffer larger than
   // the largest allocation (transfer, copy_strided's offset and stride, pchase's working

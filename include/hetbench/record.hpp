@@ -22,6 +22,8 @@ namespace hetbench {
 // timeout: it ran past --point-timeout and was killed (docs/isolation.md).
 enum class PointStatus { ok, failed, error, skipped, crashed, timeout, interrupted };
 std::string_view to_string(PointStatus s);
+// The status a record's "status" names; nullopt for a word that is none (a hand edit).
+std::optional<PointStatus> point_status_from(std::string_view s);
 // For an error point: whether its input could not be read (nothing ran), or it happened
 // building the kernel or running the point.
 enum class ErrorStage { none, build, run, input };

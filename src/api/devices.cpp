@@ -147,4 +147,35 @@ std::unique_ptr<Buffer> upload_copy(Device& dev, const void* data, std::size_t b
   return b;
 }
 
+std::string launch_misfit(const DeviceInfo& d, const Dims& global, const Dims& local) {
+  if (global.empty() || global.size() > 3) return fmt::format("a launch has 1 to 3 dimensions, not {}", global.size());
+  if (!local.empty() && local.size() != global.size())
+    return fmt::format("the local size has {} dimensions, the global size {}", local.size(), global.size());
+  double items = 1;
+  for (std::size_t i = 0; i < global.size(); ++i) {
+    // 0 is an empty launch, which the backends skip (a reduction over nothing).
+    if (global[i] > kMaxLaunchDim)
+      return fmt::format("global size {} in dimension {} is more than {}", global[i], i, kMaxLaunchDim);
+    items *= static_cast<double>(global[i]);
+  }
+  if (items > static_cast<double>(kMaxLaunchItems))
+    return fmt::format("{:.3g} work-items in all, more than the {} a launch may ask", items, kMaxLaunchItems);
+  std::size_t group = 1;
+  for (std::size_t i = 0; i < local.size(); ++i) {
+    if (local[i] < 1 || local[i] > kMaxLaunchDim)
+      return fmt::format("local size {} in dimension {} is outside 1 to {}", local[i], i, kMaxLaunchDim);
+    group *= local[i];
+  }
+  if (d.max_wg && group > d.max_wg)
+    return fmt::format("a work-group of {} work-items is more than the {} of {}", group, d.max_wg, d.id);
+  return "";
+}
+
+std::string buffer_misfit(const DeviceInfo& d, double bytes) {
+  const double limit = d.max_alloc ? static_cast<double>(d.max_alloc) : 0x1p63;
+  if (bytes < 0 || bytes > limit)
+    return fmt::format("{:.4g} bytes is more than the largest allocation of {} ({:.4g} bytes)", bytes, d.id, limit);
+  return "";
+}
+
 }  // namespace hetbench

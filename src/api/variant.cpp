@@ -25,8 +25,10 @@ ParamValues params_from_json(const nlohmann::json& j, const std::string& where, 
   if (!j.is_object()) throw Error(fmt::format("{}: key '{}': expected an object of NAME: integer", where, key));
   ParamValues p;
   for (auto it = j.begin(); it != j.end(); ++it) {
-    if (!it.value().is_number_integer())
-      throw Error(fmt::format("{}: key '{}.{}': expected an integer", where, key, it.key()));
+    // 1e308 or 2^64-1 would become some other integer on the way into a long long.
+    if (!it.value().is_number_integer() ||
+        (it.value().is_number_unsigned() && it.value().get<unsigned long long>() > INT64_MAX))
+      throw Error(fmt::format("{}: key '{}.{}': expected an integer, not {}", where, key, it.key(), it.value().dump()));
     p[it.key()] = it.value().get<long long>();
   }
   return p;

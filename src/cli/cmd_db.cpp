@@ -105,6 +105,11 @@ int import_json(const std::string& path, const std::string& file) {
   const auto j = read_json_file(file);
   if (!j.is_object() || !j.contains("entries") || !j["entries"].is_array())
     throw Error(fmt::format("{}: key 'entries': expected an array (a file written by `hetbench db export`)", file));
+  // The format's version: a newer one may hold entries this hetbench would misread.
+  if (!j.contains("hetbench_tuning_db") || !j["hetbench_tuning_db"].is_number_integer() || j["hetbench_tuning_db"] != 1)
+    throw Error(fmt::format("{}: key 'hetbench_tuning_db' is {}, this hetbench reads format 1{}", file,
+                            j.value("hetbench_tuning_db", nlohmann::json()).dump(),
+                            j.contains("hetbench_tuning_db") ? ": update hetbench" : " (not a `hetbench db export` file?)"));
   // Every entry is checked before any is written, so a bad file changes nothing.
   std::vector<TuningEntry> entries;
   for (std::size_t i = 0; i < j["entries"].size(); ++i)

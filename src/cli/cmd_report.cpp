@@ -36,7 +36,7 @@ void check_experiment(const fs::path& dir) {
   if (!ctx.is_object() || !ctx.contains("hetbench_version"))
     throw Error(fmt::format("'{}' is not a hetbench experiment.json (no 'hetbench_version')",
                             (dir / "experiment.json").string()));
-  read_results(dir);
+  check_point_numbers(read_results(dir), ctx, (dir / "results.jsonl").string());
 }
 
 // HETBENCH_PYTHON, else Debian's /usr/bin/python3 (where python3-matplotlib and

@@ -1,5 +1,6 @@
 // hetbench tune OP ...: the selectors of run, a strategy and a budget; --resume continues
 // an interrupted tuning in its folder (docs/tuning.md).
+#include <filesystem>
 #include <set>
 
 #include <fmt/format.h>
@@ -74,8 +75,27 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
   add_isolation(sub, o->iso, true);
   return {sub, [o, sub, command_line] {
             tune::check_strategy(o->strategy);
+            // The database a tuning writes to is recorded with it (spec key "db": its absolute
+            // path, or "none"), so that --resume without --db goes on writing where it began.
+            std::string db_path = tuning::resolve_db_path(o->db);
+            if (!db_path.empty()) db_path = std::filesystem::absolute(db_path).lexically_normal().string();
+            if (!o->resume.empty()) {
+              // An unreadable folder is recorded_tuning's to name, below.
+              nlohmann::json spec = nlohmann::json::object();
+              try {
+                const auto ej = read_json_file(o->resume + "/experiment.json");
+                if (ej.is_object() && ej.contains("spec") && ej["spec"].is_object()) spec = ej["spec"];
+              } catch (const Error&) {
+              }
+              if (spec.contains("db") && spec["db"].is_string()) {
+                const std::string recorded = spec["db"] == "none" ? "" : spec["db"].get<std::string>();
+                if (sub->count("--db") && recorded != db_path)
+                  throw Error(fmt::format("--resume '{}': the tuning wrote to the database '{}', not '{}'", o->resume,
+                                          recorded.empty() ? "none" : recorded, db_path.empty() ? "none" : db_path));
+                db_path = recorded;
+              }
+            }
             // Opened before anything is measured: a foreign or corrupt file stops here.
-            const std::string db_path = tuning::resolve_db_path(o->db);
             std::unique_ptr<tuning::TuningDb> db;
             if (!db_path.empty()) db = std::make_unique<tuning::TuningDb>(db_path);
             const auto hook = [&](std::uint64_t seed) { return db ? tune::database_hook(*db, seed) : tune::ResultHook{}; };
@@ -124,6 +144,7 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
             e.command_line = command_line;
             e.seed = s.seed;
             e.spec["seed"] = s.seed;
+            e.spec["db"] = db_path.empty() ? "none" : db_path;
             o->iso.apply(sub, e);
             return tune::tune_experiment(e, s, std::nullopt, hook(e.seed), starts);
           }};

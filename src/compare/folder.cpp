@@ -5,7 +5,9 @@
 #include <cmath>
 #include <fstream>
 
+#include "engine/results.hpp"
 #include "hetbench/error.hpp"
+#include "hetbench/record.hpp"
 #include "util/json_file.hpp"
 
 namespace hetbench {
@@ -36,8 +38,9 @@ void check_point(const nlohmann::json& r, const fs::path& file, std::size_t line
   need("sizes", &nlohmann::json::is_object, "an object");
   need("params", &nlohmann::json::is_object, "an object");
   const std::string status = r["status"];
-  if (status != "ok" && status != "failed" && status != "error" && status != "skipped")
-    bad_line(file, line, fmt::format("key 'status': '{}' is not ok, failed, error or skipped", status));
+  if (!point_status_from(status))
+    bad_line(file, line,
+             fmt::format("key 'status': '{}' is not ok, failed, error, skipped, crashed, timeout or interrupted", status));
   if (!r.contains("timing")) {
     if (status == "ok") bad_line(file, line, "key 'timing': missing on a point of status ok");
     return;
@@ -84,7 +87,7 @@ RecordedExperiment read_experiment(const fs::path& dir) {
     nlohmann::json r;
     try {
       r = nlohmann::json::parse(s);
-    } catch (const nlohmann::json::parse_error& err) {
+    } catch (const nlohmann::json::exception& err) {
       // A process killed mid-write leaves a torn last line without its newline.
       if (last && !complete) {
         fmt::print(stderr, "hetbench: {}:{}: a torn last line (the run did not complete) is skipped\n", rj.string(),
@@ -96,12 +99,9 @@ RecordedExperiment read_experiment(const fs::path& dir) {
     check_point(r, rj, line);
     e.points.push_back(std::move(r));
   }
-  if (complete && e.experiment.contains("points") && e.experiment["points"].is_number_integer() &&
-      e.experiment["points"].get<std::size_t>() != e.points.size())
-    throw Error(
-        fmt::format("{}: holds {} points, but {} says the complete experiment has {}: the file was truncated or "
-                    "edited",
-                    rj.string(), e.points.size(), ej.string(), e.experiment["points"].dump()));
+  std::vector<std::int64_t> numbers;
+  for (const auto& r : e.points) numbers.push_back(r["point"].get<std::int64_t>());
+  check_point_numbers(numbers, e.experiment, rj.string());
   return e;
 }
 

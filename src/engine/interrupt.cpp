@@ -7,19 +7,26 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 
 namespace hetbench {
 
 namespace {
 
 std::atomic<bool> g_interrupted{false};
+std::atomic<int> g_signals{0};
+static_assert(std::atomic<int>::is_always_lock_free, "the handler counts signals");
 // The handler's way to wake the watchdog: sem_post is async-signal-safe, a condition
 // variable is not.
 sem_t g_wake;
 std::once_flag g_wake_init;
 
+// The first signal asks the work to stop; the second has the watchdog say the last words
+// (record the experiment interrupted) at once and end the process, so that a Ctrl-C
+// pressed twice never leaves an experiment marked running; a third ends it outright.
 extern "C" void on_signal(int) {
   g_interrupted = true;
+  if (g_signals.fetch_add(1) + 1 >= 3) _exit(kInterruptedExit);
   sem_post(&g_wake);
 }
 
@@ -30,11 +37,11 @@ InterruptGuard::InterruptGuard(std::function<void()> last_words) : last_words_(s
   while (sem_trywait(&g_wake) == 0) {
   }
   g_interrupted = false;
+  g_signals = 0;
   struct sigaction sa = {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
-  // SA_RESETHAND: the handler runs once, so a second signal ends the process at once.
-  sa.sa_flags = SA_RESETHAND | SA_RESTART;
+  sa.sa_flags = SA_RESTART;
   for (std::size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &sa, &old_[i]);
   watchdog_ = std::thread([this] { watch(); });
 }
@@ -44,20 +51,30 @@ InterruptGuard::~InterruptGuard() {
     std::lock_guard<std::mutex> l(m_);
     leaving_ = true;
   }
-  cv_.notify_all();
   sem_post(&g_wake);
   watchdog_.join();
   for (std::size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &old_[i], nullptr);
 }
 
 void InterruptGuard::watch() {
+  auto leaving = [this] {
+    std::lock_guard<std::mutex> l(m_);
+    return leaving_;
+  };
   while (sem_wait(&g_wake) != 0 && errno == EINTR) {
   }
-  std::unique_lock<std::mutex> l(m_);
-  if (leaving_) return;
-  // A signal: the work has kInterruptGraceS to stop and leave the guard's scope.
-  if (cv_.wait_for(l, std::chrono::duration<double>(kInterruptGraceS), [this] { return leaving_; })) return;
-  l.unlock();
+  if (leaving()) return;
+  // A signal: the work has kInterruptGraceS to stop and leave the guard's scope; a second
+  // signal (or the guard's end) wakes the watchdog before that.
+  timespec deadline{};
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += static_cast<time_t>(kInterruptGraceS);
+  for (;;) {
+    const int r = sem_timedwait(&g_wake, &deadline);
+    if (leaving()) return;
+    if (r == 0 && g_signals >= 2) break;
+    if (r != 0 && errno == ETIMEDOUT) break;
+  }
   if (last_words_) {
     try {
       last_words_();

@@ -1,12 +1,12 @@
 // Ctrl-C, SIGTERM and SIGHUP during a sweep: the point being timed stops after its current
-// repetition, the sweep ends and keeps every finished point; a second signal kills at once.
+// repetition, the sweep ends and keeps every finished point; a second signal ends the
+// process at once after the guard's last words (a third, without them).
 // A point that cannot stop (a kernel that never returns holds its thread inside the driver)
 // must not keep the process alive: a watchdog thread ends it kInterruptGraceS after the
 // first signal, once the guard's last words (record the running point as interrupted, mark
 // the experiment interrupted) have run. docs/isolation.md states the grace period.
 #pragma once
 
-#include <condition_variable>
 #include <csignal>
 #include <functional>
 #include <mutex>
@@ -21,7 +21,7 @@ constexpr int kInterruptedExit = 130;
 
 // Catches SIGINT, SIGTERM and SIGHUP while it lives; restores the previous handlers after.
 // `last_words` runs on the watchdog thread when the grace period ends with the guard still
-// alive, just before the process exits with kInterruptedExit; it must not wait on the
+// alive, or at a second signal, just before the process exits with kInterruptedExit; it must not wait on the
 // stuck thread for long (take its locks with a time limit).
 class InterruptGuard {
  public:
@@ -35,7 +35,6 @@ class InterruptGuard {
   std::function<void()> last_words_;
   struct sigaction old_[std::size(kSignals)];
   std::mutex m_;
-  std::condition_variable cv_;
   bool leaving_ = false;
   std::thread watchdog_;
   void watch();

@@ -327,7 +327,14 @@ void measure_point(Device& dev, const Problem& prob, DeviceBuffers& point_bufs, 
   for (const auto& o : observers()) o->end(dev, prob, rec, run_once);
   rec.validation = val;
   rec.status = val.passed() ? PointStatus::ok : PointStatus::failed;
-  if (!val.passed())
+  // A signal before the first timed repetition leaves no time to report: the point is
+  // interrupted (measured again by --resume), never "ok" at 0 s.
+  if (rec.timing->samples.empty()) {
+    rec.status = PointStatus::interrupted;
+    rec.message = "interrupted before its first timed repetition";
+    rec.gflops.reset();
+    rec.gbs.reset();
+  } else if (!val.passed())
     rec.message = fmt::format("validation failed: max error/bound {:.3g}, {} NaN, {} unwritten, {} over the bound",
                               val.max_ratio, val.nan, val.unwritten, val.over_bound);
 }
@@ -346,6 +353,14 @@ const Problem& PointInputs::problem(const PlannedPoint& p) {
     problem_key_ = key;
   }
   return *problem_;
+}
+
+void PointInputs::release() {
+  buffers_.reset();
+  buffers_error_.clear();
+  buffers_device_ = ~std::size_t{0};
+  problem_.reset();
+  problem_key_ = {~std::size_t{0}, Precision::S, 0};
 }
 
 DeviceBuffers& PointInputs::buffers(const PlannedPoint& p) {

@@ -121,6 +121,9 @@ class PointInputs {
   // Throws PointError when the operands do not fit; later points on the same device
   // and problem get the same error without another try.
   DeviceBuffers& buffers(const PlannedPoint& p);
+  // Drops the problem and its buffers (after the host ran out of memory building them):
+  // the next point builds its own from nothing.
+  void release();
 
  private:
   const Plan& plan_;

@@ -206,9 +206,14 @@ RunPlan plan_run(const RunSpec& spec, std::uint64_t seed, const Op& op,
         const auto& di = d->info();
         if (auto why = op.device_fit(s, p, di); !why.empty())
           throw Error(fmt::format("{} {} on {} ({}): {}", spec.op, name(p), di.id, di.name, why));
-        if (di.global_mem && need > di.global_mem)
+        if (di.global_mem && need > static_cast<double>(di.global_mem))
           throw Error(fmt::format("{} {} at {} needs {:.3g} GB, more than the {:.3g} GB of {} ({})", spec.op, name(p),
                                   format_sizes(s), need / 1e9, di.global_mem / 1e9, di.id, di.name));
+        // A device that does not say its memory still has 64-bit addresses: a count past
+        // them would wrap around in the size arithmetic that builds the problem.
+        if (need >= 0x1p63)
+          throw Error(fmt::format("{} {} at {} needs {:.3g} bytes, more than 64-bit addresses reach", spec.op,
+                                  name(p), format_sizes(s), need));
       }
   return r;
 }

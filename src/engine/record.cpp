@@ -18,6 +18,13 @@ std::string_view to_string(PointStatus s) {
   return "?";
 }
 
+std::optional<PointStatus> point_status_from(std::string_view s) {
+  for (auto st : {PointStatus::ok, PointStatus::failed, PointStatus::error, PointStatus::skipped, PointStatus::crashed,
+                  PointStatus::timeout, PointStatus::interrupted})
+    if (to_string(st) == s) return st;
+  return std::nullopt;
+}
+
 std::string_view to_string(StopReason r) {
   switch (r) {
     case StopReason::none: return "none";

@@ -1,5 +1,6 @@
 #include "engine/results.hpp"
 
+#include <set>
 #include <unistd.h>
 
 #include <cerrno>
@@ -255,6 +256,35 @@ std::vector<nlohmann::json> read_results(std::istream& f, const std::string& nam
     }
   }
   return out;
+}
+
+void check_point_numbers(const std::vector<std::int64_t>& points, const nlohmann::json& experiment,
+                         const std::string& file) {
+  std::set<std::int64_t> seen;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (!seen.insert(points[i]).second)
+      throw Error(fmt::format("{}: point {} appears twice (record {}): the file was edited or joined", file, points[i],
+                              i + 1));
+  if (!experiment.is_object() || experiment.value("status", "") != "complete") return;
+  if (!experiment.contains("points") || !experiment["points"].is_number_integer()) return;
+  const auto n = experiment["points"].get<std::int64_t>();
+  for (std::int64_t k = 0; k < n; ++k)
+    if (!seen.count(k))
+      throw Error(fmt::format("{}: point {} of the complete experiment's {} is missing: the file was truncated or edited",
+                              file, k, n));
+  if (static_cast<std::int64_t>(seen.size()) != n)
+    throw Error(fmt::format("{}: holds {} points, but the complete experiment has {}", file, seen.size(), n));
+}
+
+void check_point_numbers(const std::vector<nlohmann::json>& records, const nlohmann::json& experiment,
+                         const std::string& file) {
+  std::vector<std::int64_t> numbers;
+  for (const auto& r : records) {
+    // A record without an integer point is the reader's own check to name, with the key.
+    if (!r.is_object() || !r.contains("point") || !r["point"].is_number_integer()) return;
+    numbers.push_back(r["point"].get<std::int64_t>());
+  }
+  check_point_numbers(numbers, experiment, file);
 }
 
 }  // namespace hetbench

@@ -56,5 +56,15 @@ std::string now_iso8601();
 std::vector<nlohmann::json> read_results(const std::filesystem::path& dir);
 // The same from a stream of results.jsonl text; `name` names it in messages.
 std::vector<nlohmann::json> read_results(std::istream& in, const std::string& name);
+// The point numbers of an experiment's records (`point` of each, in file order): each
+// appears once, and a complete experiment (experiment.json's status) holds every point
+// from 0 to its `points` - 1. Every reader that makes something of a finished experiment
+// (compare, replay, store add, export t4, report) asks this; throws Error naming `file`.
+void check_point_numbers(const std::vector<std::int64_t>& points, const nlohmann::json& experiment,
+                         const std::string& file);
+// The same over records as read_results returns them; where one has no integer `point`
+// nothing is checked here (the reader's own record checks name that record).
+void check_point_numbers(const std::vector<nlohmann::json>& records, const nlohmann::json& experiment,
+                         const std::string& file);
 
 }  // namespace hetbench

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <functional>
 #include <optional>
 
 #include <set>
@@ -78,6 +79,13 @@ void measure(const PlannedPoint& p, const RunPlan& run, PointInputs& inputs, Poi
     rec.status = PointStatus::error;
     rec.error_stage = ErrorStage::run;
     rec.message = e.what();
+  } catch (const std::bad_alloc&) {
+    // The host ran out of memory for this point's problem or buffers: the point fails,
+    // and the next ones (smaller, or on another device) are still measured.
+    inputs.release();
+    rec.status = PointStatus::error;
+    rec.error_stage = ErrorStage::run;
+    rec.message = fmt::format("out of host memory building or measuring the problem at {}", format_sizes(run.sizes[p.size]));
   }
 }
 
@@ -152,8 +160,34 @@ int print_planned(const Experiment& e) {
 int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, const std::string& tuning_db,
              const ResumeOptions* resume) {
   check_report_files(e.report_files);  // before anything is measured
+  // The records and counts, shared with the watchdog's last words: a point whose kernel
+  // never returns is recorded as interrupted and the experiment closed while this thread
+  // is still stuck in the driver. The guard stands before the folder is made and until
+  // experiment.json is closed: a signal in between would leave it `running`.
+  std::timed_mutex books;
+  std::optional<std::size_t> running;
+  ExperimentWriter* writer = nullptr;
+  bool closed = false;
+  std::function<void(bool)> close;
+  std::function<void(const nlohmann::json&)> count;
   std::unique_ptr<ExperimentSession> session;
   ResumeState state;
+  InterruptGuard guard([&] {
+    std::unique_lock<std::timed_mutex> l(books, std::chrono::seconds(1));
+    if (!l.owns_lock() || !writer || closed) return;
+    if (running) {
+      const PlannedPoint& p = plan.points[*running];
+      auto j = to_json(interrupted_record(static_cast<int>(*running), plan.runs[p.run], p, e.seed));
+      writer->append(j);
+      count(j);
+      state.finished[*running] = std::move(j);
+    }
+    close(true);
+    fmt::print(stderr, "\nhetbench: interrupted; {}; results in {}\n",
+               running ? fmt::format("the running point did not stop and is recorded as interrupted")
+                       : std::string("experiment closed"),
+               writer->dir().string());
+  });
   if (resume) {
     session = ExperimentSession::lock(resume->dir);
     // Matched before the folder is touched: a refused resume changes nothing.
@@ -165,17 +199,29 @@ int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, 
     ej["tuning_db"] = tuning_db.empty() ? nlohmann::json(nullptr) : nlohmann::json(tuning_db);
     session = ExperimentSession::create(e, std::move(ej));
   }
-  ExperimentWriter* writer = &session->writer();
-  state.finished.resize(plan.points.size());
-  if (dir) *dir = writer->dir();
   std::size_t done = 0;
   int failed = 0, errors = 0;
-  auto count = [&](const nlohmann::json& j) {
+  count = [&](const nlohmann::json& j) {
     const std::string st = j.value("status", "");
     failed += st == "failed";
     errors += st != "ok" && st != "failed" && st != "skipped";  // error, crashed, timeout, ...
     ++done;
   };
+  close = [&](bool stopped) {
+    std::size_t points = 0;
+    for (const auto& f : state.finished) points += f.has_value();
+    writer->finish({{"status", stopped ? "interrupted" : "complete"},
+                    {"points", points},
+                    {"planned", plan.points.size()},
+                    {"failed", failed},
+                    {"errors", errors}});
+  };
+  state.finished.resize(plan.points.size());
+  {
+    std::lock_guard<std::timed_mutex> l(books);
+    writer = &session->writer();
+  }
+  if (dir) *dir = writer->dir();
   for (const auto& f : state.finished)
     if (f) count(*f);
   if (resume)
@@ -185,35 +231,7 @@ int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, 
     fmt::print(stderr, "hetbench: recording in {}\n", writer->dir().string());
   for (const auto& why : plan.left_out) fmt::print(stderr, "hetbench: {}\n", why);
 
-  // The records and counts, shared with the watchdog's last words: a point whose kernel
-  // never returns is recorded as interrupted and the experiment closed while this thread
-  // is still stuck in the driver.
-  std::timed_mutex books;
-  std::optional<std::size_t> running;
-  auto close = [&](bool stopped) {
-    std::size_t points = 0;
-    for (const auto& f : state.finished) points += f.has_value();
-    writer->finish({{"status", stopped ? "interrupted" : "complete"},
-                    {"points", points},
-                    {"planned", plan.points.size()},
-                    {"failed", failed},
-                    {"errors", errors}});
-  };
   {
-    InterruptGuard guard([&] {
-      std::unique_lock<std::timed_mutex> l(books, std::chrono::seconds(1));
-      if (!l.owns_lock()) return;
-      if (running) {
-        const PlannedPoint& p = plan.points[*running];
-        auto j = to_json(interrupted_record(static_cast<int>(*running), plan.runs[p.run], p, e.seed));
-        writer->append(j);
-        count(j);
-        state.finished[*running] = std::move(j);
-      }
-      close(true);
-      fmt::print(stderr, "\nhetbench: interrupted; the running point did not stop within {:.0f} s and is recorded as "
-                 "interrupted; results in {}\n", kInterruptGraceS, writer->dir().string());
-    });
     const auto executor = make_point_executor(e, plan, tuning_db);
     ProgressLine progress(true);
     double measuring_s = 0;
@@ -241,7 +259,11 @@ int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, 
     }
   }
   const bool stopped = interrupted();
-  close(stopped);
+  {
+    std::lock_guard<std::timed_mutex> l(books);
+    close(stopped);
+    closed = true;
+  }
   std::vector<nlohmann::json> records;
   for (auto& f : state.finished)
     if (f) records.push_back(std::move(*f));

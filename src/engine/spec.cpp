@@ -1,4 +1,5 @@
 // Sweep spec files (docs/spec-format.md).
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <filesystem>
@@ -205,6 +206,15 @@ Experiment experiment_from_json(const nlohmann::json& j, const std::string& path
   }
   if (j.contains("best_only")) e.best_only = bool_value(j["best_only"], path, "best_only");
   if (j.contains("runs")) {
+    // Beside runs, the top level holds defaults for them and the experiment's own keys; a
+    // misspelt one ("repz") would otherwise leave every run on its default, silently.
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      const auto& k = it.key();
+      const bool own = k == "name" || k == "description" || k == "seed" || k == "best_only" || k == "targets" ||
+                       k == "runs" || k == "devices" || k == "precisions" || k == "variants" ||
+                       std::find(std::begin(kMeasureKeys), std::end(kMeasureKeys), k) != std::end(kMeasureKeys);
+      if (!own) bad(path, k, "unknown key");
+    }
     if (!j["runs"].is_array() || j["runs"].empty()) bad(path, "runs", "expected a non-empty array of runs");
     for (std::size_t i = 0; i < j["runs"].size(); ++i) {
       auto run = defaults;

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "engine/results.hpp"
+#include "hetbench/record.hpp"
 #include "hetbench/error.hpp"
 #include "util/json_file.hpp"
 
@@ -214,7 +215,6 @@ std::vector<T4Document> experiment_to_t4(const fs::path& dir) {
   std::vector<T4Document> docs;
   std::map<std::string, std::size_t> by_problem;
   std::set<std::string> stems;
-  static const std::set<std::string> statuses{"ok", "failed", "error", "skipped", "crashed", "timeout", "interrupted"};
   for (std::size_t i = 0; i < records.size(); ++i) {
     const json& r = records[i];
     RecordReader rr(file, i);
@@ -223,7 +223,7 @@ std::vector<T4Document> experiment_to_t4(const fs::path& dir) {
     for (const char* k : {"op", "variant", "variant_id", "device", "precision"}) rr.get(r, k, T::string);
     const json& sizes = rr.get(r, "sizes", T::object);
     const std::string status = rr.get(r, "status", T::string).get<std::string>();
-    if (!statuses.count(status)) rr.fail("status", fmt::format("unknown status '{}'", status));
+    if (!point_status_from(status)) rr.fail("status", fmt::format("unknown status '{}'", status));
     const std::string key = fmt::format("{}|{}|{}|{}|{}", r["op"].get<std::string>(), r["variant_id"].get<std::string>(),
                                         r["device"].get<std::string>(), r["precision"].get<std::string>(), sizes.dump());
     auto [it, fresh] = by_problem.emplace(key, docs.size());
@@ -238,6 +238,8 @@ std::vector<T4Document> experiment_to_t4(const fs::path& dir) {
     }
     docs[it->second].doc["results"].push_back(t4_result(r, rr));
   }
+  // After each record's own checks, which name the key a hand edit broke.
+  check_point_numbers(records, experiment, file);
   return docs;
 }
 

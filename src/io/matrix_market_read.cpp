@@ -1,4 +1,4 @@
-// Reading Matrix Market files: one read of the whole file (matrix_market_file.cpp), then
+// Reading Matrix Market files: one read of the whole file (util/input_file.cpp), then
 // parsing from memory.
 #include "io/matrix_market.hpp"
 
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "hetbench/error.hpp"
-#include "io/matrix_market_file.hpp"
+#include "util/input_file.hpp"
 #include "io/matrix_market_lenient.hpp"
 #include "io/matrix_market_text.hpp"
 
@@ -403,7 +403,7 @@ class Parser {
 
 CsrMatrix read_matrix_market(const std::string& path, std::vector<std::string>* warnings) {
   try {
-    FileBytes b = read_whole_file(path);
+    InputBytes b = read_input_bytes(path);
     return Parser(path, b.data.get(), b.data.get() + b.size, warnings).parse();
   } catch (const std::bad_alloc&) {
     throw InputError(path + ": not enough memory to read the matrix");

@@ -41,7 +41,7 @@ KernelArg::Kind int_kind(const std::string& t) {
 template <class Ctx>
 KernelInstance::Launch resolve_launch(const LaunchSpec& l, const Problem& prob, const BufferMap& bufs,
                                       const std::map<std::string, Buffer*>& scratch_bufs, const Vars& vars,
-                                      const Ctx& ctx) {
+                                      const DeviceInfo& di, const Ctx& ctx) {
   const bool wide = info(prob.prec).needs_fp64;
   KernelInstance::Launch out;
   out.kernel = l.kernel;
@@ -72,13 +72,23 @@ KernelInstance::Launch resolve_launch(const LaunchSpec& l, const Problem& prob, 
     }
     out.args.push_back(std::move(arg));
   }
+  // A negative size is an error of the metadata's arithmetic at this point, not an empty
+  // launch; a local size of 0 is kept for launch_misfit to name (clamping it to 1 would
+  // run a launch the metadata did not describe).
+  auto dim = [&](const Expr& e) {
+    const long long v = eval_int(e, vars);
+    if (v < 0) throw Error(fmt::format("kernel {}: '{}' is {}, a negative size", l.kernel, e.text(), v));
+    return static_cast<std::size_t>(v);
+  };
   try {
-    for (const auto& g : l.global) out.global.push_back(static_cast<std::size_t>(std::max(0LL, eval_int(g, vars))));
-    for (const auto& g : l.local) out.local.push_back(static_cast<std::size_t>(std::max(1LL, eval_int(g, vars))));
-    if (l.local_bytes) out.local_bytes = static_cast<std::size_t>(std::max(0LL, eval_int(*l.local_bytes, vars)));
+    for (const auto& g : l.global) out.global.push_back(dim(g));
+    for (const auto& g : l.local) out.local.push_back(dim(g));
+    if (l.local_bytes) out.local_bytes = dim(*l.local_bytes);
   } catch (const Error& e) {
     throw PointError(ctx(e.what()));
   }
+  if (auto why = launch_misfit(di, out.global, out.local); !why.empty())
+    throw PointError(ctx(fmt::format("kernel {}: {}", l.kernel, why)));
   return out;
 }
 
@@ -130,8 +140,11 @@ std::unique_ptr<Instance> KernelVariant::prepare(Device& dev, const Problem& pro
     } catch (const Error& e) {
       throw PointError(ctx(e.what()));
     }
-    std::size_t elem = s.is_int ? 4 : info(prob.prec).bytes;
-    inst->scratch.push_back(dev.alloc(static_cast<std::size_t>(std::max(1LL, count)) * elem));
+    const std::size_t elem = s.is_int ? 4 : info(prob.prec).bytes;
+    const double bytes = static_cast<double>(std::max(1LL, count)) * static_cast<double>(elem);
+    if (auto why = buffer_misfit(dev.info(), bytes); !why.empty())
+      throw PointError(ctx(fmt::format("scratch '{}' of {} elements: {}", s.name, count, why)));
+    inst->scratch.push_back(dev.alloc(static_cast<std::size_t>(bytes)));
     if (s.zero) inst->scratch.back()->fill(0);
     scratch_bufs[s.name] = inst->scratch.back().get();
   }
@@ -148,7 +161,7 @@ std::unique_ptr<Instance> KernelVariant::prepare(Device& dev, const Problem& pro
         }
         if (on == 0) continue;  // this point's configuration needs no such launch
       }
-      out.push_back(resolve_launch(l, prob, bufs, scratch_bufs, vars, ctx));
+      out.push_back(resolve_launch(l, prob, bufs, scratch_bufs, vars, dev.info(), ctx));
     }
     return out;
   };

@@ -2,6 +2,7 @@
 // parameters, constraints, scratch buffers and launches, parsed into a KernelVariant.
 // The format is documented in docs/metadata-format.md.
 #include <algorithm>
+#include <cmath>
 #include <vector>
 #include <filesystem>
 #include <set>
@@ -12,6 +13,7 @@
 #include "kernel/kernel_variant.hpp"
 #include "util/json_file.hpp"
 #include "util/ranges.hpp"
+#include "hetbench/device.hpp"
 #include "hetbench/error.hpp"
 
 namespace hetbench {
@@ -56,13 +58,31 @@ class Meta {
       if (!known.count(n)) fail(key, fmt::format("unknown name '{}' in '{}'", n, text));
     return e;
   }
+  // A launch's global or local size: 1 to 3 expressions. One that names nothing is
+  // checked here against what any launch may ask (launch_misfit's per-dimension rule), so
+  // that "global": "-64" or "local": "0" is an error in the file, not a failed point.
   std::vector<Expr> dims(const ojson& j, const std::string& key, const std::set<std::string>& known) const {
     std::vector<Expr> out;
+    auto one = [&](const ojson& d, const std::string& k) {
+      auto e = expr(d, k, known);
+      if (e.names().empty()) {
+        double v = 0;
+        try {
+          v = e.eval({});
+        } catch (const Error& err) {
+          fail(k, err.what());
+        }
+        if (v != std::floor(v) || v < 1 || v > static_cast<double>(kMaxLaunchDim))
+          fail(k, fmt::format("'{}' is {}: a launch dimension is a whole number from 1 to {}", e.text(), v,
+                              kMaxLaunchDim));
+      }
+      out.push_back(std::move(e));
+    };
     if (j.is_array()) {
       if (j.empty() || j.size() > 3) fail(key, "expected 1 to 3 dimensions");
-      for (std::size_t i = 0; i < j.size(); ++i) out.push_back(expr(j[i], fmt::format("{}[{}]", key, i), known));
+      for (std::size_t i = 0; i < j.size(); ++i) one(j[i], fmt::format("{}[{}]", key, i));
     } else {
-      out.push_back(expr(j, key, known));
+      one(j, key);
     }
     return out;
   }
@@ -108,6 +128,21 @@ ojson tunable_local(KernelVariant& v, const Meta& m, const ojson& launch, const 
   return launch["local"].is_array() ? local : local[0];
 }
 
+// Whether `p` lies inside a kernel tree: the metadata's own folder, hetbench's kernel
+// folder or one given with --kernels (a file given there: its folder). "../common/x.h"
+// from a kernel's folder stays inside; "../../../etc/passwd" does not.
+bool in_kernel_tree(const fs::path& p, const fs::path& dir) {
+  const auto target = fs::weakly_canonical(p);
+  std::vector<fs::path> roots{dir, kernel_dir()};
+  for (const auto& k : kernel_paths()) roots.push_back(fs::is_directory(k) ? fs::path(k) : fs::path(k).parent_path());
+  for (const auto& r : roots) {
+    if (r.empty()) continue;
+    const auto rel = target.lexically_relative(fs::weakly_canonical(r));
+    if (!rel.empty() && *rel.begin() != "..") return true;
+  }
+  return false;
+}
+
 // The text a kernel is built from: its "includes", then the kernel file, each after a
 // #line marker so that compiler messages name the file a line is in.
 std::string kernel_source_text(const Meta& m, const ojson& j, const fs::path& dir, const fs::path& src) {
@@ -126,10 +161,14 @@ std::string kernel_source_text(const Meta& m, const ojson& j, const fs::path& di
       // Beside the metadata first, then under the kernel root: shared sources such as
       // "common/dfdd.h" are found wherever hetbench and its kernels are installed.
       const std::string name = m.str(j["includes"][i], key);
+      if (fs::path(name).is_absolute()) m.fail(key, fmt::format("'{}' is an absolute path; name a file of the kernel tree", name));
       fs::path inc = dir / name;
       if (!file_exists(inc)) inc = fs::path(kernel_dir()) / name;
       if (!file_exists(inc))
         m.fail(key, fmt::format("file '{}' not found beside the metadata or under {}", name, kernel_dir()));
+      if (!in_kernel_tree(inc, dir))
+        m.fail(key, fmt::format("'{}' leads out of the kernel tree (to {}): an include is pasted into the kernel source",
+                                name, fs::weakly_canonical(inc).string()));
       text += fmt::format("#line 1 \"{}\"\n{}\n", inc.filename().string(), read(inc));
     }
   }

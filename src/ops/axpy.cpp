@@ -29,7 +29,7 @@ class AxpyOp final : public Op {
     return sig;
   }
   std::vector<Sizes> parse_sizes(const std::string& spec) const override { return parse_vector_sizes(name(), spec); }
-  std::size_t device_bytes(const Sizes& s, Precision p) const override {
+  double device_bytes(const Sizes& s, Precision p) const override {
     return vector_bytes(s, p, 3);
   }
   std::unique_ptr<Problem> build_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {

@@ -77,8 +77,8 @@ class BankConflictOp final : public Op {
     }
     return out;
   }
-  std::size_t device_bytes(const Sizes& s, Precision p) const override {
-    return vector_bytes(s, p, 2) + static_cast<std::size_t>(logical_words(s)) * info(p).bytes;
+  double device_bytes(const Sizes& s, Precision p) const override {
+    return vector_bytes(s, p, 2) + static_cast<double>(logical_words(s)) * info(p).bytes;
   }
   std::unique_ptr<Problem> build_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
     auto prob = new_problem(s, p);

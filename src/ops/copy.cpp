@@ -18,7 +18,7 @@ class CopyOp final : public Op {
     static const OpSignature sig = vector_signature({{"x"}, {"y", true, Elem::Real, Access::Out}}, {}, false);
     return sig;
   }
-  std::size_t device_bytes(const Sizes& s, Precision p) const override {
+  double device_bytes(const Sizes& s, Precision p) const override {
     return vector_bytes(s, p, 2);
   }
   std::unique_ptr<Problem> build_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {

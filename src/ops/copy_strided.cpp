@@ -53,8 +53,8 @@ class CopyStridedOp final : public Op {
     }
     return out;
   }
-  std::size_t device_bytes(const Sizes& s, Precision p) const override {
-    return (x_count(s) + static_cast<std::size_t>(s.at("n"))) * info(p).bytes;
+  double device_bytes(const Sizes& s, Precision p) const override {
+    return (static_cast<double>(x_count(s)) + static_cast<double>(s.at("n"))) * info(p).bytes;
   }
   std::string device_fit(const Sizes& s, Precision p, const DeviceInfo& di) const override {
     const std::uint64_t max_alloc = di.max_alloc;

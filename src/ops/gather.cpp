@@ -87,8 +87,8 @@ class GatherOp final : public Op {
     }
     return blocks.empty() ? out : access::times(out, "block", blocks);
   }
-  std::size_t device_bytes(const Sizes& s, Precision p) const override {
-    return static_cast<std::size_t>(s.at("n")) * (2 * info(p).bytes + 4);
+  double device_bytes(const Sizes& s, Precision p) const override {
+    return static_cast<double>(s.at("n")) * (2 * info(p).bytes + 4);
   }
   std::unique_ptr<Problem> build_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
     auto prob = new_problem(s, p);

@@ -168,12 +168,11 @@ class GemmOp final : public Op {
     return out;
   }
 
-  std::size_t device_bytes(const Sizes& s, Precision p) const override {
-    const auto m = static_cast<std::size_t>(s.at("m")), n = static_cast<std::size_t>(s.at("n")),
-               k = static_cast<std::size_t>(s.at("k"));
+  double device_bytes(const Sizes& s, Precision p) const override {
+    const double m = s.at("m"), n = s.at("n"), k = s.at("k");
     const bool d64 = is_double_word(p) && gemm_storage(s) == GemmStorage::d64;
     // C twice: the runner keeps a pristine copy.
-    return (m * k + k * n + 2 * m * n) * (d64 ? sizeof(double) : info(p).bytes);
+    return (m * k + k * n + 2 * m * n) * static_cast<double>(d64 ? sizeof(double) : info(p).bytes);
   }
 
   std::unique_ptr<Problem> build_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
@@ -181,8 +180,7 @@ class GemmOp final : public Op {
     auto prob = std::make_unique<GemmProblem>();
     prob->prec = p;
     prob->sizes = s;
-    const auto m = static_cast<std::size_t>(s.at("m")), n = static_cast<std::size_t>(s.at("n")),
-               k = static_cast<std::size_t>(s.at("k"));
+    const double m = s.at("m"), n = s.at("n"), k = s.at("k");
     const bool ta = gemm_detail::trans_a(s), tb = gemm_detail::trans_b(s), plain = gemm_detail::plain_form(s);
     with_real(p, [&]<class T>() {
       prob->arrays.push_back(random_array<T>("A", m * k, seed, 1));

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -60,8 +61,15 @@ std::string Layout::describe() const {
 
 namespace {
 
-std::string where(const std::string& path, int line) {
-  return line > 0 ? fmt::format("{}:{}", path, line) : path;
+// Where a struct or field stands: "path:line" in the text form, "path: KEY" in JSON.
+template <class T>
+std::string where(const std::string& path, const T& e) {
+  return e.line > 0 ? fmt::format("{}:{}", path, e.line) : e.key.empty() ? path : fmt::format("{}: {}", path, e.key);
+}
+// The same without the path, for "also at ...".
+template <class T>
+std::string place(const T& e) {
+  return e.line > 0 ? fmt::format("line {}", e.line) : e.key;
 }
 
 std::string field_list(const FieldSet& fs) {
@@ -86,11 +94,11 @@ Layout resolve_layout(const LayoutFile& f, std::size_t arch_index, const FieldSe
   auto check_field = [&](const LayoutField& x) {
     auto it = owner.find(x.name);
     if (it == owner.end())
-      throw InputError(fmt::format("{}: '{}': op {} has no field '{}' (its fields: {})", where(f.path, x.line), x.name,
+      throw InputError(fmt::format("{}: '{}': op {} has no field '{}' (its fields: {})", where(f.path, x), x.name,
                                    op, x.name, field_list(fs)));
     const bool want_int = it->second.second;
     if (want_int != (x.type == FieldType::ip))
-      throw InputError(fmt::format("{}: '{}': field {} of op {} is {}, not {}", where(f.path, x.line), to_string(x.type),
+      throw InputError(fmt::format("{}: '{}': field {} of op {} is {}, not {}", where(f.path, x), to_string(x.type),
                                    x.name, op, want_int ? "an integer (ip)" : "real (fp or dp)", to_string(x.type)));
     return it->second.first;
   };
@@ -99,13 +107,13 @@ Layout resolve_layout(const LayoutFile& f, std::size_t arch_index, const FieldSe
   l.arch = a.arch;
   l.path = f.path;
   for (const auto& o : fs) l.operands.push_back({o.operand, {}});
-  std::map<std::string, int> placed;  // field -> line of the struct that holds it
-  std::map<std::string, int> struct_names;
+  std::map<std::string, std::string> placed;  // field -> where it was placed
+  std::map<std::string, std::string> struct_names;
   for (const auto& s : a.structs) {
     if (auto it = struct_names.find(s.name); it != struct_names.end())
-      throw InputError(fmt::format("{}: '{}': struct {} is already defined at line {}", where(f.path, s.line), s.name,
+      throw InputError(fmt::format("{}: '{}': struct {} is already defined at {}", where(f.path, s), s.name,
                                    s.name, it->second));
-    struct_names[s.name] = s.line;
+    struct_names[s.name] = place(s);
     PlacedGroup g;
     g.name = s.name;
     g.is_struct = true;
@@ -116,11 +124,11 @@ Layout resolve_layout(const LayoutFile& f, std::size_t arch_index, const FieldSe
     for (const auto& x : s.fields) {
       const std::size_t o = check_field(x);
       if (auto it = placed.find(x.name); it != placed.end())
-        throw InputError(fmt::format("{}: '{}': field {} is in two structs (also at line {}): a field has one place",
-                                     where(f.path, x.line), x.name, x.name, it->second));
-      placed[x.name] = x.line > 0 ? x.line : s.line;
+        throw InputError(fmt::format("{}: '{}': field {} is in two structs (also at {}): a field has one place",
+                                     where(f.path, x), x.name, x.name, it->second));
+      placed[x.name] = x.line > 0 || !x.key.empty() ? place(x) : place(s);
       if (operand != fs.size() && operand != o)
-        throw InputError(fmt::format("{}: '{}': struct {} mixes fields of operands {} and {}", where(f.path, x.line),
+        throw InputError(fmt::format("{}: '{}': struct {} mixes fields of operands {} and {}", where(f.path, x),
                                      x.name, s.name, fs[operand].operand, fs[o].operand));
       operand = o;
       g.fields.push_back(x.name);
@@ -130,16 +138,16 @@ Layout resolve_layout(const LayoutFile& f, std::size_t arch_index, const FieldSe
   for (std::size_t o = 0; o < fs.size(); ++o)
     for (const auto& x : fs[o].fields)
       if (!placed.count(x)) l.operands[o].groups.push_back({x, {x}, 1, 1, false, false});
-  std::map<std::string, int> staged;
+  std::set<std::string> staged;
   for (const auto& e : a.scratch) {
     check_field(e.field);
     if (staged.count(e.field.name))
-      throw InputError(fmt::format("{}: '{}': field {} is staged twice", where(f.path, e.field.line), e.field.name,
+      throw InputError(fmt::format("{}: '{}': field {} is staged twice", where(f.path, e.field), e.field.name,
                                    e.field.name));
-    staged[e.field.name] = e.field.line;
+    staged.insert(e.field.name);
     if (!l.scratch.empty() && l.scratch.front().tile != e.tile)
       throw InputError(fmt::format("{}: '{}': tile {} differs from the {} of field {}: the staged fields share one tile",
-                                   where(f.path, e.field.line), e.tile, e.tile, l.scratch.front().tile,
+                                   where(f.path, e.field), e.tile, e.tile, l.scratch.front().tile,
                                    l.scratch.front().field.name));
     l.scratch.push_back(e);
   }

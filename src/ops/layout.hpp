@@ -20,7 +20,8 @@ const char* to_string(FieldType t);
 struct LayoutField {
   std::string name;
   FieldType type = FieldType::fp;
-  int line = 0;  // where the file names it
+  int line = 0;     // where the file names it (the text form)
+  std::string key;  // or its JSON key, "archs[0].structs[1].fields[2]" (the JSON form)
 };
 
 // A Struct (block == 0: AoS of its fields) or an AoSoA group (block == B >= 1).
@@ -29,6 +30,7 @@ struct LayoutStruct {
   std::vector<LayoutField> fields;
   std::size_t block = 0;
   int line = 0;
+  std::string key;  // as LayoutField's
 };
 
 struct ScratchEntry {

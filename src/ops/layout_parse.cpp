@@ -1,6 +1,8 @@
 // Reading layout files: the text grammar of Majeti et al. (Arch, Struct, Scratchpad
 // local) with hetbench's AoSoA extension, and its JSON equivalent.
+#include <algorithm>
 #include <cctype>
+#include <initializer_list>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -60,6 +62,9 @@ class TextParser {
         ArchLayout a;
         a.line = t.line;
         a.arch = name(t, "an architecture name after Arch");
+        // A second section of one name would never be measured, yet lend the first its label.
+        for (const auto& o : f.archs)
+          if (o.arch == a.arch) fail(t, fmt::format("Arch '{}' again: its first section is on line {}", a.arch, o.line));
         f.archs.push_back(std::move(a));
         continue;
       }
@@ -157,6 +162,14 @@ std::size_t json_count(const nlohmann::json& o, const char* key, const std::stri
   return o[key].get<std::size_t>();
 }
 
+// A misspelt key ("tiel") would leave its value at the default without a word.
+void only_keys(const nlohmann::json& o, std::initializer_list<const char*> keys, const std::string& where) {
+  if (!o.is_object()) throw InputError(fmt::format("{}: expected an object", where));
+  for (auto it = o.begin(); it != o.end(); ++it)
+    if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return it.key() == k; }))
+      throw InputError(fmt::format("{}: unknown key '{}'", where, it.key()));
+}
+
 LayoutField json_field(const nlohmann::json& j, const std::string& where) {
   return {json_string(j, "name", where), json_type(j.value("type", nlohmann::json("?")), where + ".type"), 0};
 }
@@ -183,30 +196,42 @@ LayoutFile parse_layout_json(const std::string& text, const std::string& path) {
   f.path = path;
   if (!j.is_object() || !j.contains("archs") || !j["archs"].is_array() || j["archs"].empty())
     throw InputError(fmt::format("{}: key 'archs' must be a non-empty array", path));
+  only_keys(j, {"archs"}, path);
   for (std::size_t a = 0; a < j["archs"].size(); ++a) {
     const auto& ja = j["archs"][a];
     const std::string wa = fmt::format("{}: archs[{}]", path, a);
     ArchLayout al;
+    only_keys(ja, {"arch", "structs", "scratchpad"}, wa);
     al.arch = json_string(ja, "arch", wa);
+    for (const auto& o : f.archs)
+      if (o.arch == al.arch) throw InputError(fmt::format("{}: key 'arch': '{}' is named twice", wa, al.arch));
     for (const char* key : {"structs", "scratchpad"})
       if (ja.contains(key) && !ja[key].is_array()) throw InputError(fmt::format("{}: key '{}' must be an array", wa, key));
     std::size_t si = 0;
     for (const auto& js : ja.value("structs", nlohmann::json::array())) {
       const std::string ws = fmt::format("{}.structs[{}]", wa, si++);
       LayoutStruct s;
+      s.key = ws.substr(path.size() + 2);
+      only_keys(js, {"name", "block", "fields"}, ws);
       s.name = json_string(js, "name", ws);
       if (js.contains("block")) s.block = json_count(js, "block", ws);
       if (!js.contains("fields") || !js["fields"].is_array() || js["fields"].empty())
         throw InputError(fmt::format("{}: key 'fields' must be a non-empty array", ws));
-      for (std::size_t k = 0; k < js["fields"].size(); ++k)
-        s.fields.push_back(json_field(js["fields"][k], fmt::format("{}.fields[{}]", ws, k)));
+      for (std::size_t k = 0; k < js["fields"].size(); ++k) {
+        const auto wf = fmt::format("{}.fields[{}]", ws, k);
+        only_keys(js["fields"][k], {"type", "name"}, wf);
+        s.fields.push_back(json_field(js["fields"][k], wf));
+        s.fields.back().key = wf.substr(path.size() + 2);
+      }
       al.structs.push_back(std::move(s));
     }
     std::size_t ei = 0;
     for (const auto& je : ja.value("scratchpad", nlohmann::json::array())) {
       const std::string we = fmt::format("{}.scratchpad[{}]", wa, ei++);
       ScratchEntry e;
+      only_keys(je, {"type", "name", "tile", "line"}, we);
       e.field = json_field(je, we);
+      e.field.key = we.substr(path.size() + 2);
       e.tile = json_count(je, "tile", we);
       e.at = je.contains("line") && je["line"].is_number_integer() ? je["line"].get<long long>() : 0;
       al.scratch.push_back(std::move(e));

@@ -71,8 +71,8 @@ class MriqOp final : public Op {
   std::vector<Sizes> parse_sizes(const std::string& spec) const override {
     return parse_layout_sizes("mriq", mriq_fields(), spec, mriq_dims, "kspace");  // the kernel tiles the samples
   }
-  std::size_t device_bytes(const Sizes& s, Precision p) const override {
-    return static_cast<std::size_t>(2 * 6 * (s.at("nk") + 64) + 5 * (s.at("n") + 64)) * info(p).bytes;
+  double device_bytes(const Sizes& s, Precision p) const override {
+    return (12 * (static_cast<double>(s.at("nk")) + 64) + 5 * (static_cast<double>(s.at("n")) + 64)) * info(p).bytes;
   }
   std::string device_fit(const Sizes& s, Precision p, const DeviceInfo& di) const override {
     return scratch_fit(layout_of("mriq", mriq_fields(), s), p, di);

@@ -57,8 +57,8 @@ class NbodyOp final : public Op {
   std::vector<Sizes> parse_sizes(const std::string& spec) const override {
     return parse_layout_sizes("nbody", nbody_fields(), spec, nbody_dims);
   }
-  std::size_t device_bytes(const Sizes& s, Precision p) const override {
-    return static_cast<std::size_t>(s.at("n") + 64) * 7 * info(p).bytes;
+  double device_bytes(const Sizes& s, Precision p) const override {
+    return (static_cast<double>(s.at("n")) + 64) * 7 * info(p).bytes;
   }
   std::string device_fit(const Sizes& s, Precision p, const DeviceInfo& di) const override {
     return scratch_fit(layout_of("nbody", nbody_fields(), s), p, di);

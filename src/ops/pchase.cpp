@@ -67,8 +67,8 @@ class PchaseOp final : public Op {
     }
     return loads.empty() ? out : access::times(out, "loads", loads);
   }
-  std::size_t device_bytes(const Sizes& s, Precision) const override {
-    return static_cast<std::size_t>(s.at("ws")) + 8;
+  double device_bytes(const Sizes& s, Precision) const override {
+    return static_cast<double>(s.at("ws")) + 8;
   }
   std::string device_fit(const Sizes& s, Precision, const DeviceInfo& di) const override {
     const std::uint64_t global_mem = di.global_mem, max_alloc = di.max_alloc;

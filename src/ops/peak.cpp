@@ -47,7 +47,7 @@ class PeakOp final : public Op {
     }();
     return sig;
   }
-  std::size_t device_bytes(const Sizes& s, Precision p) const override {
+  double device_bytes(const Sizes& s, Precision p) const override {
     return vector_bytes(s, p, 2);
   }
   std::unique_ptr<Problem> build_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {

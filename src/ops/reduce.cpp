@@ -24,7 +24,7 @@ class ReduceOp final : public Op {
     static const OpSignature sig = vector_signature({{"x"}, {"result", true, Elem::Real, Access::Out}}, {}, false);
     return sig;
   }
-  std::size_t device_bytes(const Sizes& s, Precision p) const override { return vector_bytes(s, p, 1) + info(p).bytes; }
+  double device_bytes(const Sizes& s, Precision p) const override { return vector_bytes(s, p, 1) + info(p).bytes; }
   std::unique_ptr<Problem> build_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
     auto prob = new_problem<ReduceProblem>(s, p);
     const auto n = static_cast<std::size_t>(s.at("n"));

@@ -52,7 +52,7 @@ class ScanOp final : public Op {
     }
     return out;
   }
-  std::size_t device_bytes(const Sizes& s, Precision p) const override { return vector_bytes(s, p, 2); }
+  double device_bytes(const Sizes& s, Precision p) const override { return vector_bytes(s, p, 2); }
   std::unique_ptr<Problem> build_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
     auto prob = new_problem(s, p);
     const auto n = static_cast<std::size_t>(s.at("n"));

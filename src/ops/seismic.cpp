@@ -103,8 +103,8 @@ class SeismicOp final : public Op {
   std::vector<Sizes> parse_sizes(const std::string& spec) const override {
     return parse_layout_sizes("seismic", seismic_fields(), spec, seismic_dims, "");  // the kernels tile nothing
   }
-  std::size_t device_bytes(const Sizes& s, Precision p) const override {
-    return static_cast<std::size_t>(s.at("n") + 1024) * 8 * 2 * info(p).bytes;  // the buffer and its pristine copy
+  double device_bytes(const Sizes& s, Precision p) const override {
+    return (static_cast<double>(s.at("n")) + 1024) * 8 * 2 * info(p).bytes;  // the buffer and its pristine copy
   }
   std::string device_fit(const Sizes& s, Precision p, const DeviceInfo& di) const override {
     return scratch_fit(layout_of("seismic", seismic_fields(), s), p, di);

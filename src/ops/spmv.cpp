@@ -85,10 +85,9 @@ class SpmvOp final : public Op {
   }
   OpRates rates() const override { return {.by_flops = false, .shows_flops = true}; }
 
-  std::size_t device_bytes(const Sizes& s, Precision p) const override {
-    const auto b = info(p).bytes;
-    const auto rows = static_cast<std::size_t>(s.at("rows")), nnz = static_cast<std::size_t>(s.at("nnz"));
-    return (rows + 1) * 4 + nnz * (4 + b) + static_cast<std::size_t>(s.at("cols")) * b + 2 * rows * b;
+  double device_bytes(const Sizes& s, Precision p) const override {
+    const double b = info(p).bytes, rows = s.at("rows"), nnz = s.at("nnz"), cols = s.at("cols");
+    return (rows + 1) * 4 + nnz * (4 + b) + cols * b + 2 * rows * b;
   }
 
   std::unique_ptr<Problem> build_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {

@@ -75,7 +75,7 @@ class TransferOp final : public Op {
     return j;
   }
 
-  std::size_t device_bytes(const Sizes& s, Precision) const override { return 2 * static_cast<std::size_t>(s.at("bytes")); }
+  double device_bytes(const Sizes& s, Precision) const override { return 2 * static_cast<double>(s.at("bytes")); }
   std::string device_fit(const Sizes& s, Precision, const DeviceInfo& di) const override {
     const auto bytes = static_cast<std::uint64_t>(s.at("bytes"));
     if (!di.max_alloc || bytes <= di.max_alloc) return "";

@@ -67,9 +67,10 @@ std::unique_ptr<P> new_problem(const Sizes& s, Precision p) {
   return prob;
 }
 
-// Bytes of `vectors` arrays of n elements: what a vector op needs on the device.
-inline std::size_t vector_bytes(const Sizes& s, Precision p, std::size_t vectors) {
-  return vectors * static_cast<std::size_t>(s.at("n")) * info(p).bytes;
+// Bytes of `vectors` arrays of n elements: what a vector op needs on the device (a real
+// number: Op::device_bytes).
+inline double vector_bytes(const Sizes& s, Precision p, std::size_t vectors) {
+  return static_cast<double>(vectors) * static_cast<double>(s.at("n")) * info(p).bytes;
 }
 
 template <class T>

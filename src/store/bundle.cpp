@@ -3,6 +3,8 @@
 // each experiment is a line {"experiment": {hash, points, system, json}} followed by its
 // records, one a line, in their canonical text; the last line {"end": {...}} counts them,
 // so a truncated file is told from a whole one (docs/store.md).
+#include <unistd.h>
+
 #include <zlib.h>
 
 #include <condition_variable>
@@ -74,7 +76,7 @@ class LineReader {
 nlohmann::json parse_line(const LineReader& in, const std::string& line) {
   try {
     return nlohmann::json::parse(line);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("{}: not JSON ({})", in.where(), json_error_text(e)));
   }
 }
@@ -97,22 +99,28 @@ nlohmann::json parse_record(const std::string& where, const std::string& line) {
       }
       return depth != 2 || top != "timing" || key == "seconds";
     });
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("{}: not JSON ({})", where, json_error_text(e)));
   }
 }
 
 class LineWriter {
  public:
-  explicit LineWriter(const fs::path& file) : file_(file.string()) {
+  // Written beside the bundle under a temporary name and renamed by close(): an export
+  // stopped half-way (a damaged row, a full disk) leaves no bundle that looks whole.
+  explicit LineWriter(const fs::path& file)
+      : file_(file.string()), tmp_(fmt::format("{}.tmp-{}", file.string(), ::getpid())) {
     // "T": plain text; zlib writes the same API either way.
     const bool gz = file.extension() == ".gz";
-    gz_ = gzopen(file_.c_str(), gz ? "wb6" : "wbT");
+    gz_ = gzopen(tmp_.c_str(), gz ? "wb6" : "wbT");
     if (!gz_) throw Error(fmt::format("cannot write bundle '{}'", file_));
     gzbuffer(gz_, 1 << 20);
   }
   ~LineWriter() {
-    if (gz_) gzclose(gz_);
+    if (!gz_) return;
+    gzclose(gz_);
+    std::error_code ec;
+    fs::remove(tmp_, ec);
   }
   void put(const std::string& s) {
     if (!s.empty() && gzwrite(gz_, s.data(), static_cast<unsigned>(s.size())) == 0) fail();
@@ -121,7 +129,12 @@ class LineWriter {
   void close() {
     const int rc = gzclose(gz_);
     gz_ = nullptr;
-    if (rc != Z_OK) throw Error(fmt::format("cannot write bundle '{}'", file_));
+    std::error_code ec;
+    if (rc == Z_OK) fs::rename(tmp_, file_, ec);
+    if (rc != Z_OK || ec) {
+      fs::remove(tmp_, ec);
+      throw Error(fmt::format("cannot write bundle '{}'", file_));
+    }
   }
 
  private:
@@ -129,7 +142,7 @@ class LineWriter {
     int err = 0;
     throw Error(fmt::format("cannot write bundle '{}': {}", file_, gzerror(gz_, &err)));
   }
-  std::string file_;
+  std::string file_, tmp_;
   gzFile gz_ = nullptr;
 };
 
@@ -306,10 +319,10 @@ std::int64_t Store::export_bundle(const fs::path& file, const std::vector<std::i
   for (const auto& s : list) {
     nlohmann::json system;
     db_->query("SELECT system FROM experiments WHERE id = $1", {std::to_string(s.id)},
-               [&](const Cells& c) { system = nlohmann::json::parse(c.text(0)); });
+               [&](const Cells& c) { system = parse_json_text(c.str(0), fmt::format("{}: experiment {}", db_->name(), s.id)); });
     std::vector<std::string> records;
     nlohmann::json experiment;
-    read(s.id, experiment, [&](const std::string& r) { records.push_back(r); });
+    read(s.id, experiment, [&](const std::string& r, const nlohmann::json&) { records.push_back(r); });
     nlohmann::json line = {{"hash", s.hash}, {"points", records.size()}, {"system", system}, {"json", experiment}};
     if (const auto files = kernel_files(experiment); !files.empty()) line["files"] = files;
     out.put(nlohmann::json{{"experiment", line}}.dump());

@@ -172,24 +172,24 @@ ExperimentContent read_experiment_folder(const fs::path& dir) {
   std::ifstream f(jsonl, std::ios::binary);
   if (!f) throw Error(fmt::format("cannot read '{}'", jsonl.string()));
   std::string line;
-  std::set<int> seen;
   for (int n = 1; std::getline(f, line); ++n) {
     if (line.empty()) continue;
     const auto where = fmt::format("'{}' line {}", jsonl.string(), n);
     nlohmann::json r;
     try {
       r = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& err) {
+    } catch (const nlohmann::json::exception& err) {
       if (f.eof())
         throw Error(fmt::format("{}: truncated record (the last line is cut short: a run killed mid-write?); "
                                 "resume or finish the experiment first",
                                 where));
       throw Error(fmt::format("{}: not JSON ({})", where, json_error_text(err)));
     }
-    auto p = point_row(r, where);
-    if (!seen.insert(p.point).second) throw Error(fmt::format("{}: point {} appears twice", where, p.point));
-    e.points.push_back(std::move(p));
+    e.points.push_back(point_row(r, where));
   }
+  std::vector<std::int64_t> numbers;
+  for (const auto& p : e.points) numbers.push_back(p.point);
+  check_point_numbers(numbers, e.experiment, jsonl.string());
   e.hash = content_hash(e);
   for (const auto& [name, f] : kernel_file_list(e.experiment).items()) {
     if (!safe_kernel_name(name)) continue;  // check_kernel_files names it

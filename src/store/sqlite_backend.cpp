@@ -67,6 +67,12 @@ class SqliteBackend final : public Backend {
       throw Error(fmt::format("{}: cannot open: {}", name_, m));
     }
     sqlite3_busy_timeout(db_, kBusyMs);
+    try {
+      check_file();
+    } catch (...) {
+      sqlite3_close(db_);
+      throw;
+    }
   }
   ~SqliteBackend() override {
     sqlite3_finalize(insert_);
@@ -107,6 +113,41 @@ class SqliteBackend final : public Backend {
     }
   }
 
+  // The file's application_id: 0 (a new file, or a store from before the id) or the
+  // store's; another application's is refused, the file left as it is.
+  std::int64_t application_id() {
+    std::int64_t app = 0;
+    query("PRAGMA application_id", {}, [&](const Cells& c) { app = c.integer(0); });
+    if (app != 0 && app != kApplicationId)
+      throw Error(fmt::format("{} is an SQLite database but not a hetbench results store (application_id {:#x}); "
+                              "it was left as it is",
+                              path_, app));
+    return app;
+  }
+
+  // Whose file, and is it whole? Asked at every open, before anything is read or written:
+  // another application's database (its own application_id, tables or not) and a file
+  // SQLite finds damaged are refused untouched. quick_check reads every page once (about
+  // a second per GB), which a store's reader pays to never hand on damaged rows.
+  void check_file() {
+    (void)application_id();
+    std::string verdict;
+    std::size_t problems = 0;
+    try {
+      query("PRAGMA quick_check(20)", {}, [&](const Cells& c) {
+        if (problems++ == 0) verdict = c.str(0);
+      });
+    } catch (const BackendBusy&) {
+      throw;
+    } catch (const Error&) {  // pages too damaged to walk: the check itself stops
+      verdict = sqlite3_errmsg(db_);
+    }
+    if (verdict != "ok")
+      throw Error(fmt::format("{} is damaged (SQLite's quick_check: {}{}); it was left as it is: restore it from a copy "
+                              "or from bundles (store export, store import)",
+                              path_, verdict, problems > 1 ? fmt::format(", and {} more", problems - 1) : ""));
+  }
+
   void begin() override { exec("BEGIN IMMEDIATE"); }
   void commit() override { exec("COMMIT"); }
   void rollback() override { exec("ROLLBACK"); }
@@ -120,15 +161,9 @@ class SqliteBackend final : public Backend {
   std::string schema() const override { return schema_sql("INTEGER PRIMARY KEY AUTOINCREMENT", "REAL"); }
 
   void lock_schema() override {
-    // Another SQLite file (its own application id) is refused by the caller's table
-    // check; this id lets `file` and sqlite3 tell a store from other databases.
-    std::int64_t app = 0;
-    query("PRAGMA application_id", {}, [&](const Cells& c) { app = c.integer(0); });
-    if (app != 0 && app != kApplicationId)
-      throw Error(fmt::format("{} is an SQLite database but not a hetbench results store (application_id {:#x}); "
-                              "it was left as it is",
-                              path_, app));
-    if (app == 0) exec(fmt::format("PRAGMA application_id={}", kApplicationId));
+    // The id lets `file` and sqlite3 tell a store from other databases; asked again here
+    // in the schema's transaction, as another process may have set it since the open.
+    if (application_id() == 0) exec(fmt::format("PRAGMA application_id={}", kApplicationId));
   }
 
   void ready() override {

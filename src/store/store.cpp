@@ -2,6 +2,8 @@
 // experiments once (by content hash), queries, and experiments written back as folders.
 #include "store/store.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
@@ -12,6 +14,7 @@
 #include "engine/results.hpp"
 #include "hetbench/error.hpp"
 #include "store/backend.hpp"
+#include "util/json_file.hpp"
 #include "util/retry_busy.hpp"
 
 namespace hetbench::store {
@@ -215,15 +218,26 @@ std::int64_t Store::resolve(const std::string& ref) {
   return ids.front();
 }
 
-void Store::read(std::int64_t id, nlohmann::json& experiment, const std::function<void(const std::string&)>& each) {
+void Store::read(std::int64_t id, nlohmann::json& experiment,
+                 const std::function<void(const std::string&, const nlohmann::json&)>& each) {
   bool found = false;
   db_->query("SELECT experiment FROM experiments WHERE id = $1", {std::to_string(id)}, [&](const Cells& c) {
-    experiment = nlohmann::json::parse(c.text(0));
+    experiment = parse_json_text(c.str(0), fmt::format("{}: experiment {}", db_->name(), id));
     found = true;
   });
   if (!found) throw Error(fmt::format("{}: no experiment {}", db_->name(), id));
-  db_->query("SELECT record FROM points WHERE experiment_id = $1 ORDER BY point", {std::to_string(id)},
-             [&](const Cells& c) { each(c.str(0)); });
+  if (!experiment.is_object()) throw Error(fmt::format("{}: experiment {} is not a JSON object", db_->name(), id));
+  // Every row is read as a record before anything is made of it: a damaged row (invalid
+  // JSON, 1e999, not an object) stops the reader with its place, not a writer half-way.
+  db_->query("SELECT point, record FROM points WHERE experiment_id = $1 ORDER BY point", {std::to_string(id)},
+             [&](const Cells& c) {
+               const auto where = fmt::format("{}: experiment {} point {}", db_->name(), id, c.integer(0));
+               const std::string text = c.str(1);
+               const auto r = parse_json_text(text, where);
+               if (!r.is_object() || !r.contains("point"))
+                 throw Error(fmt::format("{}: not a hetbench record", where));
+               each(text, r);
+             });
 }
 
 std::map<std::string, std::string> Store::kernel_files(const nlohmann::json& experiment) {
@@ -250,21 +264,33 @@ fs::path Store::write_folder(std::int64_t id, const fs::path& dir) {
              [&](const Cells& c) { folder = c.str(0); });
   if (folder.empty() || folder == "." || folder == ".." || folder.find('/') != std::string::npos)
     folder = fmt::format("experiment-{}", id);
-  const auto out = dir / folder;
+  const auto final_dir = dir / folder;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (fs::exists(out)) throw Error(fmt::format("'{}' exists already; it was left as it is", out.string()));
+  if (fs::exists(final_dir)) throw Error(fmt::format("'{}' exists already; it was left as it is", final_dir.string()));
+  // Written under a temporary name and renamed when whole: a damaged row met half-way
+  // leaves no folder that looks like an experiment.
+  const auto out = dir / fmt::format(".{}.tmp-{}", folder, ::getpid());
+  fs::remove_all(out, ec);
   if (!fs::create_directory(out, ec))
     throw Error(fmt::format("cannot create '{}': {}", out.string(), ec ? ec.message() : "exists"));
+  struct Cleanup {
+    fs::path dir;
+    bool keep = false;
+    ~Cleanup() {
+      std::error_code e;
+      if (!keep) fs::remove_all(dir, e);
+    }
+  } cleanup{out};
   // The files as ExperimentWriter writes them, so a folder written back hashes the same.
   std::ofstream jsonl(out / "results.jsonl", std::ios::binary), csv(out / "results.csv", std::ios::binary);
   std::string header;
   for (const auto& c : ExperimentWriter::csv_columns()) header += (header.empty() ? "" : ",") + c;
   csv << header << '\n';
   nlohmann::json experiment;
-  read(id, experiment, [&](const std::string& r) {
-    jsonl << r << '\n';
-    csv << ExperimentWriter::csv_row(nlohmann::json::parse(r)) << '\n';
+  read(id, experiment, [&](const std::string& text, const nlohmann::json& r) {
+    jsonl << text << '\n';
+    csv << ExperimentWriter::csv_row(r) << '\n';
   });
   std::ofstream x(out / "experiment.json", std::ios::binary);
   x << experiment.dump(2) << '\n';
@@ -275,7 +301,10 @@ fs::path Store::write_folder(std::int64_t id, const fs::path& dir) {
     std::ofstream k(out / name, std::ios::binary);
     if (!(k << content) || !k.flush()) throw Error(fmt::format("cannot write '{}'", (out / name).string()));
   }
-  return out;
+  fs::rename(out, final_dir, ec);
+  if (ec) throw Error(fmt::format("cannot create '{}': {}", final_dir.string(), ec.message()));
+  cleanup.keep = true;
+  return final_dir;
 }
 
 bool is_store_ref(const std::string& arg) { return arg.rfind("store:", 0) == 0; }

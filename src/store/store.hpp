@@ -120,8 +120,10 @@ class Store {
   // An id ("12") or a hash prefix of at least 8 hex digits; throws Error when none or
   // several match.
   std::int64_t resolve(const std::string& ref);
-  // experiment.json and the records of one experiment, in point order.
-  void read(std::int64_t id, nlohmann::json& experiment, const std::function<void(const std::string& record)>& each);
+  // experiment.json and the records of one experiment, in point order: each record's
+  // stored text and its parsed form. Throws Error naming the row that is not a record.
+  void read(std::int64_t id, nlohmann::json& experiment,
+            const std::function<void(const std::string& text, const nlohmann::json& record)>& each);
   // Writes experiment `id` as an experiment folder <dir>/<its folder name>; returns it.
   std::filesystem::path write_folder(std::int64_t id, const std::filesystem::path& dir);
   // The kernel files an experiment.json names ("kernels"), name -> content; Error naming a

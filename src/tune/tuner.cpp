@@ -271,6 +271,25 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
   e.seed = s.seed;
   const Plan plan = plan_experiment(e);
   const auto tasks = tasks_of(plan);
+  // Shared with the watchdog's last words: an evaluation whose kernel never returns is no
+  // evaluation (as one cut short), so they close the experiment with what was recorded.
+  // The guard stands before the folder is made and until experiment.json is closed.
+  std::timed_mutex books;
+  ExperimentWriter* writer = nullptr;
+  bool closed = false;
+  std::vector<TuningResult> results;
+  int next_point = 0;
+  auto close = [&](bool stopped) {
+    nlohmann::json summaries = nlohmann::json::array();
+    for (const auto& r : results) summaries.push_back(to_json(r));
+    writer->finish({{"status", stopped ? "interrupted" : "complete"}, {"points", next_point}, {"tuning", summaries}});
+  };
+  InterruptGuard guard([&] {
+    std::unique_lock<std::timed_mutex> l(books, std::chrono::seconds(1));
+    if (!l.owns_lock() || !writer || closed) return;
+    close(true);
+    fmt::print(stderr, "\nhetbench: interrupted; {} evaluations recorded in {}\n", next_point, writer->dir().string());
+  });
   std::unique_ptr<ExperimentSession> session;
   std::vector<nlohmann::json> earlier;
   if (resume) {
@@ -282,29 +301,16 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
     exp["tune"] = to_json(s);
     session = ExperimentSession::create(e, std::move(exp));
   }
-  ExperimentWriter* writer = &session->writer();
+  {
+    std::lock_guard<std::timed_mutex> l(books);
+    writer = &session->writer();
+    next_point = static_cast<int>(earlier.size());
+  }
   fmt::print(stderr, "hetbench: {} in {}\n", resume ? "resuming the tuning" : "recording", writer->dir().string());
   for (const auto& why : plan.left_out) fmt::print(stderr, "hetbench: {}\n", why);
   const Recorded recorded = recorded_by_task(earlier);
-  int next_point = static_cast<int>(earlier.size());
   double time_used = 0;  // by the tasks before, earlier sessions included
 
-  std::vector<TuningResult> results;
-  // Shared with the watchdog's last words: an evaluation whose kernel never returns is no
-  // evaluation (as one cut short), so they close the experiment with what was recorded.
-  std::timed_mutex books;
-  auto close = [&](bool stopped) {
-    nlohmann::json summaries = nlohmann::json::array();
-    for (const auto& r : results) summaries.push_back(to_json(r));
-    writer->finish({{"status", stopped ? "interrupted" : "complete"}, {"points", next_point}, {"tuning", summaries}});
-  };
-  InterruptGuard guard([&] {
-    std::unique_lock<std::timed_mutex> l(books, std::chrono::seconds(1));
-    if (!l.owns_lock()) return;
-    close(true);
-    fmt::print(stderr, "\nhetbench: interrupted; the running evaluation did not stop within {:.0f} s; {} evaluations "
-               "recorded in {}\n", kInterruptGraceS, next_point, writer->dir().string());
-  });
   const auto executor = make_point_executor(e, plan, "");
   for (std::size_t k = 0; k < tasks.size() && !interrupted(); ++k) {
     const Task& t = tasks[k];
@@ -451,7 +457,11 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
     if (on_result && !interrupted()) on_result(results.back());
   }
   const bool stopped = interrupted();
-  close(stopped);
+  {
+    std::lock_guard<std::timed_mutex> l(books);
+    close(stopped);
+    closed = true;
+  }
   print_summary(results);
   fmt::print(stderr, "hetbench: {} evaluations recorded{}; results in {}\n", next_point, stopped ? ", interrupted" : "",
              writer->dir().string());

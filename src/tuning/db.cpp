@@ -3,6 +3,9 @@
 // every write in BEGIN IMMEDIATE, so two processes tuning at once queue instead of
 // failing or losing entries (docs/tuning-db.md).
 #include <sqlite3.h>
+#include <cctype>
+#include <cerrno>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstring>
@@ -12,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "hetbench/error.hpp"
+#include "hetbench/variant.hpp"
 #include "tuning/db.hpp"
 #include "util/retry_busy.hpp"
 
@@ -160,8 +164,7 @@ TuningEntry row_entry(const Stmt& s, const fs::path& path) {
   e.storage = s.text(10);
   try {
     e.problem = classify_features(s.text(11), nlohmann::json::parse(s.text(13)));
-    const auto params = nlohmann::json::parse(s.text(14));
-    for (auto it = params.begin(); it != params.end(); ++it) e.params[it.key()] = it.value().get<long long>();
+    e.params = params_from_json(nlohmann::json::parse(s.text(14)), "the row", "params");
   } catch (const std::exception& err) {
     throw Error(fmt::format("tuning database {}: entry {} is damaged: {}", path.string(), e.id, err.what()));
   }
@@ -186,6 +189,20 @@ TuningEntry row_entry(const Stmt& s, const fs::path& path) {
 
 }  // namespace
 
+namespace {
+
+// A path as an SQLite URI's path: the characters URIs reserve, percent-encoded.
+std::string uri_path(const fs::path& p) {
+  std::string out;
+  for (unsigned char c : fs::absolute(p).string()) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') out += static_cast<char>(c);
+    else out += fmt::format("%{:02X}", c);
+  }
+  return out;
+}
+
+}  // namespace
+
 TuningDb::TuningDb(const fs::path& path, bool create) : path_(path) {
   std::error_code ec;
   const bool exists = fs::exists(path, ec);
@@ -198,8 +215,24 @@ TuningDb::TuningDb(const fs::path& path, bool create) : path_(path) {
     fs::create_directories(path.parent_path(), ec);
     if (ec) throw Error(fmt::format("cannot create the folder of the tuning database {}: {}", path.string(), ec.message()));
   }
-  const int flags = create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
-  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+  // A database opened to be written must be writable now, not at the end of a tuning that
+  // measured for an hour: SQLite would open a read-only file read-only without a word. Its
+  // folder too: WAL keeps two files beside it.
+  const auto dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (create) {
+    std::string why;
+    if (exists && ::access(path.c_str(), W_OK) != 0) why = std::strerror(errno);
+    else if (::access(dir.c_str(), W_OK) != 0) why = fmt::format("its folder {}: {}", dir.string(), std::strerror(errno));
+    if (!why.empty())
+      throw Error(fmt::format("tuning database {} cannot be written ({}); give --db with a writable file, or --db none",
+                              path.string(), why));
+  }
+  // One that is only read, on a read-only file system (or in a folder we cannot write),
+  // cannot get WAL's shared-memory file: opened immutable, as nothing can change it there.
+  const bool frozen = !create && (::access(dir.c_str(), W_OK) != 0 || ::access(path.c_str(), W_OK) != 0);
+  const int flags = create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+  const std::string name = frozen ? "file:" + uri_path(path) + "?immutable=1" : !create ? "file:" + uri_path(path) : path.string();
+  if (sqlite3_open_v2(name.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     std::string m = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
     throw Error(fmt::format("cannot open the tuning database {}: {}", path.string(), m));

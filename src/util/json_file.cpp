@@ -1,4 +1,5 @@
 #include "util/json_file.hpp"
+#include "util/input_file.hpp"
 
 #include <fstream>
 #include <sstream>
@@ -10,11 +11,8 @@
 namespace hetbench {
 
 std::string read_text_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(fmt::format("cannot read '{}'", path));
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  const auto b = read_input_bytes(path);
+  return std::string(b.data.get(), b.size);
 }
 
 std::string json_error_text(const nlohmann::json::exception& e) {

@@ -8,7 +8,8 @@
 
 namespace hetbench {
 
-// The whole file as text; throws Error "cannot read '<path>'".
+// The whole file as text (util/input_file.hpp: only what can be read to its end); throws
+// InputError naming the file.
 std::string read_text_file(const std::string& path);
 // The message of a JSON exception, without the exception's id prefix.
 std::string json_error_text(const nlohmann::json::exception& e);

@@ -166,7 +166,7 @@ TEST_P(StoreTest, TruncatedOrEditedResultsAreRefusedNamingFileAndLine) {
   refused(lines, "line 1: key 'op' is missing");
   refused(text + "{\"point\": 3,\n", "line 31: not JSON");
   const auto second = text.find('\n') + 1;
-  refused(text + text.substr(second, text.find('\n', second) - second + 1), "line 31: point 1 appears twice");
+  refused(text + text.substr(second, text.find('\n', second) - second + 1), "point 1 appears twice (record 31)");
   Store s(fresh.url());
   EXPECT_TRUE(s.experiments().empty());
 }

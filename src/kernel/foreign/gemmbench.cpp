@@ -14,6 +14,11 @@ namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
 ForeignKernel gemmbench_entry(const std::string& file, const ojson& j) {
+  // A misspelt "dI" would leave its coarsening unread and the launch wrong.
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.key() != "name" && it.key() != "file" && it.key() != "type" && it.key() != "transA" &&
+        it.key() != "transB" && it.key() != "di" && it.key() != "dj")
+      bad(file, it.key(), "unknown key in a GEMMbench entry (name, file, type, transA, transB, di, dj)");
   auto str = [&](const char* k) {
     if (!j.contains(k)) bad(file, k, "missing");
     if (!j[k].is_string()) bad(file, k, "expected a string");

@@ -74,6 +74,7 @@ ojson dims(const std::string& file, const ojson& j, const char* key, bool local)
       const Expr e(text);
       for (const auto& n : e.names())
         if (n != "m" && n != "n" && n != "k") bad(file, k, fmt::format("unknown name '{}' in '{}': expected m, n, k", n, text));
+      if (e.names().empty()) (void)e.eval({});  // "1/0" is the file's error, named here
     } catch (const Error& e) {
       if (std::string(e.what()).rfind(file, 0) == 0) throw;
       bad(file, k, e.what());
@@ -137,12 +138,17 @@ ForeignKernel lift_entry(const std::string& file, const ojson& j) {
     if (local[d].is_string() && local[d].get<std::string>() == "?") e.local_params.push_back(fmt::format("LWS{}", d));
   std::vector<Expr> global_exprs;
   for (const auto& g : global) global_exprs.emplace_back(g.is_string() ? g.get<std::string>() : std::to_string(g.get<long long>()));
-  e.misfit = [global_exprs](const Sizes& s) {
+  e.misfit = [global_exprs, file](const Sizes& s) {
     if (auto why = square_misfit(s); !why.empty()) return why;
     Vars v;
     for (const char* k : {"m", "n", "k"}) v[k] = static_cast<double>(s.at(k));
     for (std::size_t d = 0; d < global_exprs.size(); ++d) {
-      const double w = global_exprs[d].eval(v);
+      double w = 0;
+      try {
+        w = global_exprs[d].eval(v);
+      } catch (const Error& err) {
+        bad(file, fmt::format("global_size[{}]", d), err.what());
+      }
       if (w != std::floor(w) || w < 1)
         return fmt::format("global_size[{}] '{}' is {} for the order {}: not a whole number of work-items", d,
                            global_exprs[d].text(), w, s.at("n"));
