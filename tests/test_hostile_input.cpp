@@ -2,7 +2,9 @@
 // files that are not files, damaged stores and records, misspelt keys. Each gets one clear
 // error (exit 2) or, where it belongs to one point, one failed point while the run goes on;
 // never a crash, an "internal error" or a write where a refusal is promised.
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <fstream>
 #include <thread>
@@ -354,4 +356,30 @@ TEST(Hostile, LowerSeverityEdges) {
   auto l = run_hetbench("db list --db " + db);
   expect_refused(l, "key 'params.BLOCK': expected an integer, not 1e+308", "db list");
   EXPECT_THAT(l.output, Not(HasSubstr("-9223372036854775808")));
+}
+
+TEST(Hostile, CtrlCPressedTwiceNeverLeavesAnExperimentRunning) {
+  // Two signals close together, at points of the run's life picked to include its start
+  // (before and just after the folder is made) and its middle: every time the experiment
+  // ends `interrupted` (or `complete`, had it finished), never `running`.
+  for (int delay_ms : {0, 5, 20, 60, 150, 400}) {
+    TempDir out;
+    const pid_t pid = spawn_hetbench("run dot --device host --variant loop --precision S --size 1000:400000:1000 "
+                                     "--reps 3 --no-db --out " + out.str());
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    kill(pid, SIGINT);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    kill(pid, SIGINT);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    SCOPED_TRACE("delay " + std::to_string(delay_ms) + " ms");
+    if (!fs::exists(out.path()) || fs::is_empty(out.path())) continue;  // ended before it made a folder
+    const auto dir = only_experiment(out.path());
+    if (!fs::exists(dir / "experiment.json")) continue;  // ended while making it: nothing recorded
+    const std::string status = read_json(dir / "experiment.json")["status"];
+    EXPECT_TRUE(status == "interrupted" || status == "complete") << status;
+    // 130, or SIGINT's own end where the second signal came after experiment.json was
+    // closed (the shell reports both as 130).
+    EXPECT_TRUE((WIFEXITED(st) && WEXITSTATUS(st) == 130) || (WIFSIGNALED(st) && WTERMSIG(st) == SIGINT)) << st;
+  }
 }

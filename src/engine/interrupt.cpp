@@ -86,4 +86,19 @@ void InterruptGuard::watch() {
 
 bool interrupted() { return g_interrupted; }
 
+void close_when_ready(std::timed_mutex& books, const std::function<bool()>& ready, const std::function<bool()>& done,
+                      const std::function<void()>& close) {
+  for (int wait = 0; wait < 200; ++wait) {
+    {
+      std::unique_lock<std::timed_mutex> l(books, std::chrono::seconds(1));
+      if (!l.owns_lock() || done()) return;
+      if (ready()) {
+        close();
+        return;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 }  // namespace hetbench

@@ -43,4 +43,11 @@ class InterruptGuard {
 // Whether a signal arrived since the last InterruptGuard was made.
 bool interrupted();
 
+// The usual last words of a command that records an experiment: take `books` (at most 1 s:
+// the stuck thread may hold it), wait while the experiment folder is still being made
+// (`ready()` false: a signal can come in the milliseconds that takes; waited for up to
+// 2 s), then run `close()` under `books` unless `done()` says the command closed it itself.
+void close_when_ready(std::timed_mutex& books, const std::function<bool()>& ready, const std::function<bool()>& done,
+                      const std::function<void()>& close);
+
 }  // namespace hetbench

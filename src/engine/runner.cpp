@@ -173,20 +173,19 @@ int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, 
   std::unique_ptr<ExperimentSession> session;
   ResumeState state;
   InterruptGuard guard([&] {
-    std::unique_lock<std::timed_mutex> l(books, std::chrono::seconds(1));
-    if (!l.owns_lock() || !writer || closed) return;
-    if (running) {
-      const PlannedPoint& p = plan.points[*running];
-      auto j = to_json(interrupted_record(static_cast<int>(*running), plan.runs[p.run], p, e.seed));
-      writer->append(j);
-      count(j);
-      state.finished[*running] = std::move(j);
-    }
-    close(true);
-    fmt::print(stderr, "\nhetbench: interrupted; {}; results in {}\n",
-               running ? fmt::format("the running point did not stop and is recorded as interrupted")
-                       : std::string("experiment closed"),
-               writer->dir().string());
+    close_when_ready(books, [&] { return writer != nullptr; }, [&] { return closed; }, [&] {
+      if (running) {
+        const PlannedPoint& p = plan.points[*running];
+        auto j = to_json(interrupted_record(static_cast<int>(*running), plan.runs[p.run], p, e.seed));
+        writer->append(j);
+        count(j);
+        state.finished[*running] = std::move(j);
+      }
+      close(true);
+      fmt::print(stderr, "\nhetbench: interrupted; {}; results in {}\n",
+                 running ? "the running point did not stop and is recorded as interrupted" : "experiment closed",
+                 writer->dir().string());
+    });
   });
   if (resume) {
     session = ExperimentSession::lock(resume->dir);

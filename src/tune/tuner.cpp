@@ -285,10 +285,10 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
     writer->finish({{"status", stopped ? "interrupted" : "complete"}, {"points", next_point}, {"tuning", summaries}});
   };
   InterruptGuard guard([&] {
-    std::unique_lock<std::timed_mutex> l(books, std::chrono::seconds(1));
-    if (!l.owns_lock() || !writer || closed) return;
-    close(true);
-    fmt::print(stderr, "\nhetbench: interrupted; {} evaluations recorded in {}\n", next_point, writer->dir().string());
+    close_when_ready(books, [&] { return writer != nullptr; }, [&] { return closed; }, [&] {
+      close(true);
+      fmt::print(stderr, "\nhetbench: interrupted; {} evaluations recorded in {}\n", next_point, writer->dir().string());
+    });
   });
   std::unique_ptr<ExperimentSession> session;
   std::vector<nlohmann::json> earlier;
