@@ -119,8 +119,15 @@ using Dims = std::vector<std::size_t>;  // 1 to 3 entries
 // all (CUDA's largest grid holds 2^31-1 blocks of 1024 in x; every OpenCL we run takes
 // 2^32-1 in a dimension), local sizes of at least 1 within the device's work-group limit.
 inline constexpr std::uint64_t kMaxLaunchDim = (1ull << 32) - 1, kMaxLaunchItems = 1ull << 40;
+// What 64-bit signed sizes reach: a byte count past it would wrap around in the size
+// arithmetic that builds a problem, on any device, whatever memory it says it has.
+inline constexpr double kAddressableBytes = 0x1p63;
 std::string launch_misfit(const DeviceInfo& d, const Dims& global, const Dims& local);
-// A buffer: at most the device's largest allocation (2^63 bytes where it does not say).
+// One dimension of a launch (a real number, as an expression gives it): a whole number
+// from 1 (0 too where `empty_ok`: an empty launch) to kMaxLaunchDim. The rule both for
+// launch_misfit and for the constant sizes a metadata file states.
+std::string launch_dim_misfit(double v, bool empty_ok);
+// A buffer: at most the device's largest allocation (kAddressableBytes where it does not say).
 // `bytes` is a real number so that the caller's count × element size cannot wrap around.
 std::string buffer_misfit(const DeviceInfo& d, double bytes);
 

@@ -1,6 +1,7 @@
 // Device descriptions, the backend registry and --device resolution. Backends register
 // themselves (BackendRegistrar in their own source), so nothing here knows one.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <mutex>
 
@@ -154,16 +155,16 @@ std::string launch_misfit(const DeviceInfo& d, const Dims& global, const Dims& l
   double items = 1;
   for (std::size_t i = 0; i < global.size(); ++i) {
     // 0 is an empty launch, which the backends skip (a reduction over nothing).
-    if (global[i] > kMaxLaunchDim)
-      return fmt::format("global size {} in dimension {} is more than {}", global[i], i, kMaxLaunchDim);
+    if (auto why = launch_dim_misfit(static_cast<double>(global[i]), true); !why.empty())
+      return fmt::format("global size in dimension {}: {}", i, why);
     items *= static_cast<double>(global[i]);
   }
   if (items > static_cast<double>(kMaxLaunchItems))
     return fmt::format("{:.3g} work-items in all, more than the {} a launch may ask", items, kMaxLaunchItems);
   std::size_t group = 1;
   for (std::size_t i = 0; i < local.size(); ++i) {
-    if (local[i] < 1 || local[i] > kMaxLaunchDim)
-      return fmt::format("local size {} in dimension {} is outside 1 to {}", local[i], i, kMaxLaunchDim);
+    if (auto why = launch_dim_misfit(static_cast<double>(local[i]), false); !why.empty())
+      return fmt::format("local size in dimension {}: {}", i, why);
     group *= local[i];
   }
   if (d.max_wg && group > d.max_wg)
@@ -171,8 +172,15 @@ std::string launch_misfit(const DeviceInfo& d, const Dims& global, const Dims& l
   return "";
 }
 
+std::string launch_dim_misfit(double v, bool empty_ok) {
+  const double lo = empty_ok ? 0 : 1;
+  if (v != std::floor(v)) return fmt::format("{} is not a whole number", v);
+  if (v < lo || v > static_cast<double>(kMaxLaunchDim)) return fmt::format("{} is outside {} to {}", v, lo, kMaxLaunchDim);
+  return "";
+}
+
 std::string buffer_misfit(const DeviceInfo& d, double bytes) {
-  const double limit = d.max_alloc ? static_cast<double>(d.max_alloc) : 0x1p63;
+  const double limit = d.max_alloc ? static_cast<double>(d.max_alloc) : kAddressableBytes;
   if (bytes < 0 || bytes > limit)
     return fmt::format("{:.4g} bytes is more than the largest allocation of {} ({:.4g} bytes)", bytes, d.id, limit);
   return "";

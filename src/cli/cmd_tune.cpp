@@ -79,14 +79,14 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
             // path, or "none"), so that --resume without --db goes on writing where it began.
             std::string db_path = tuning::resolve_db_path(o->db);
             if (!db_path.empty()) db_path = std::filesystem::absolute(db_path).lexically_normal().string();
+            // The resumed tuning's experiment.json, read once for its database, its
+            // settings and its kernel entry.
+            nlohmann::json recorded;
             if (!o->resume.empty()) {
-              // An unreadable folder is recorded_tuning's to name, below.
+              recorded = tune::recorded_experiment(o->resume);
               nlohmann::json spec = nlohmann::json::object();
-              try {
-                const auto ej = read_json_file(o->resume + "/experiment.json");
-                if (ej.is_object() && ej.contains("spec") && ej["spec"].is_object()) spec = ej["spec"];
-              } catch (const Error&) {
-              }
+              if (recorded.is_object() && recorded.contains("spec") && recorded["spec"].is_object())
+                spec = recorded["spec"];
               if (spec.contains("db") && spec["db"].is_string()) {
                 const std::string recorded = spec["db"] == "none" ? "" : spec["db"].get<std::string>();
                 if (sub->count("--db") && recorded != db_path)
@@ -105,9 +105,10 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
             s.budget = tune::parse_budget(o->budget.empty() ? (o->strategy == "exhaustive" ? "100%" : "15%") : o->budget);
             s.seed = sub->count("--seed") ? o->seed : fresh_seed();
             if (!o->resume.empty()) {
-              auto [e, rec] = tune::recorded_tuning(o->resume);
+              auto [e, rec] =
+                  tune::recorded_tuning(recorded, o->resume, (std::filesystem::path(o->resume) / "experiment.json").string());
               // Tuned kernels from outside the build: the experiment's own copies.
-              const auto entry = recorded_kernel_entry(read_json_file(o->resume + "/experiment.json"), o->resume);
+              const auto entry = recorded_kernel_entry(recorded, o->resume);
               if (!entry.empty()) {
                 load_foreign_kernels("gemm", entry);
                 e.spec["gemmbench"] = entry;

@@ -99,9 +99,7 @@ RecordedExperiment read_experiment(const fs::path& dir) {
     check_point(r, rj, line);
     e.points.push_back(std::move(r));
   }
-  std::vector<std::int64_t> numbers;
-  for (const auto& r : e.points) numbers.push_back(r["point"].get<std::int64_t>());
-  check_point_numbers(numbers, e.experiment, rj.string());
+  check_point_numbers(e.points, e.experiment, rj.string());
   return e;
 }
 

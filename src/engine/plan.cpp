@@ -211,7 +211,7 @@ RunPlan plan_run(const RunSpec& spec, std::uint64_t seed, const Op& op,
                                   format_sizes(s), need / 1e9, di.global_mem / 1e9, di.id, di.name));
         // A device that does not say its memory still has 64-bit addresses: a count past
         // them would wrap around in the size arithmetic that builds the problem.
-        if (need >= 0x1p63)
+        if (need >= kAddressableBytes)
           throw Error(fmt::format("{} {} at {} needs {:.3g} bytes, more than 64-bit addresses reach", spec.op,
                                   name(p), format_sizes(s), need));
       }

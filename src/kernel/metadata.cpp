@@ -72,9 +72,8 @@ class Meta {
         } catch (const Error& err) {
           fail(k, err.what());
         }
-        if (v != std::floor(v) || v < 1 || v > static_cast<double>(kMaxLaunchDim))
-          fail(k, fmt::format("'{}' is {}: a launch dimension is a whole number from 1 to {}", e.text(), v,
-                              kMaxLaunchDim));
+        if (auto why = launch_dim_misfit(v, false); !why.empty())
+          fail(k, fmt::format("'{}': a launch dimension of {}", e.text(), why));
       }
       out.push_back(std::move(e));
     };

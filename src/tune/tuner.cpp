@@ -228,11 +228,15 @@ nlohmann::json to_json(const TuneSettings& s) {
   return {{"strategy", s.strategy}, {"budget", s.budget.text}, {"seed", s.seed}};
 }
 
-std::pair<Experiment, TuneSettings> recorded_tuning(const std::filesystem::path& dir) {
+nlohmann::json recorded_experiment(const std::filesystem::path& dir) {
   const auto path = dir / "experiment.json";
   if (!std::filesystem::exists(path))
     throw Error(fmt::format("--resume '{}': cannot read '{}'", dir.string(), path.string()));
-  return recorded_tuning(read_json_file(path.string()), dir, path.string());
+  return read_json_file(path.string());
+}
+
+std::pair<Experiment, TuneSettings> recorded_tuning(const std::filesystem::path& dir) {
+  return recorded_tuning(recorded_experiment(dir), dir, (dir / "experiment.json").string());
 }
 
 std::pair<Experiment, TuneSettings> recorded_tuning(const nlohmann::json& j, const std::filesystem::path& dir,

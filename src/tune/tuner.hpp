@@ -90,6 +90,8 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
 // The experiment and settings recorded by an earlier tune in `dir`'s experiment.json;
 // throws Error naming the file when it holds no tuning.
 std::pair<Experiment, TuneSettings> recorded_tuning(const std::filesystem::path& dir);
+// `dir`'s experiment.json, parsed; an error naming the folder where there is none.
+nlohmann::json recorded_experiment(const std::filesystem::path& dir);
 // The same from experiment.json's parsed content; `path` names the file in messages.
 std::pair<Experiment, TuneSettings> recorded_tuning(const nlohmann::json& j, const std::filesystem::path& dir,
                                                     const std::string& path);
