@@ -258,7 +258,8 @@ TEST(InteropT1, KernelTunerRunsTheExportsAsWritten) {
   TempDir tmp;
   // Odd sizes in every dimension; random search within a budget, so the run stays short.
   const std::vector<std::pair<std::string, std::string>> exports = {
-      {"opencl/axpy/vec", "100003"}, {"opencl/gemm/regblock", "67x45x33@TN"}, {"opencl/gemm/coarse", "61x29x37@NT"}};
+      {"opencl/axpy/vec", "100003"}, {"opencl/dot/vec_onepass", "100003"}, {"opencl/gemm/regblock", "67x45x33@TN"},
+      {"opencl/gemm/coarse", "61x29x37@NT"}};
   for (const auto& [variant, size] : exports) {
     const auto file = (tmp.path() / (std::filesystem::path(variant).filename().string() + ".json")).string();
     auto r = run_hetbench("kernel export-t1 " + variant + " --size " + size +
@@ -290,6 +291,7 @@ TEST(InteropT1, WhatKernelTunerCannotRunIsRefusedWithTheReason) {
     EXPECT_THAT(r.output, HasSubstr(message)) << args;
   };
   expect2("opencl/dot/vec --size 1000", "an execution is 2 launches (dot_vec then reduce_sum)");
+  expect2("opencl/dot/vec --size 1000", "in one launch: opencl/dot/vec_onepass");
   expect2("opencl/axpy/vec --size 1000 --precision DD", "it has no DD version");
   expect2("opencl/axpy/vec --size 10x10", "malformed size '10x10'");
   expect2("opencl/gemm/regblock --size 100x100x100@XY", "100x100x100@XY");

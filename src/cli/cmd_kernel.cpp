@@ -86,6 +86,17 @@ int export_t1(const std::string& which, const std::string& out) {
   return 0;
 }
 
+// The kernel variants of v's op and API whose execution is one launch, comma-separated.
+std::string single_launch_variants(const KernelVariant& v) {
+  std::string out;
+  for (const auto& w : all_variants()) {
+    const auto* k = dynamic_cast<const KernelVariant*>(w.get());
+    if (k && k->op == v.op && k->backend == v.backend && k->launches.size() == 1 && k->setup.empty())
+      out += (out.empty() ? "" : ", ") + k->id();
+  }
+  return out;
+}
+
 struct RunnableOptions {
   std::string size, precision, device, strategy = "brute_force";
   long long budget = 0;
@@ -118,7 +129,16 @@ int export_runnable_t1(const std::string& which, const std::string& out, const R
   p.device = dev->info();
   const fs::path file(out);
   const fs::path source = file.parent_path() / (file.stem().string() + (v.backend == BackendKind::Cuda ? ".cu" : ".cl"));
-  const T1Runnable r = variant_to_runnable_t1(v, p, source.filename().string());
+  T1Runnable r;
+  try {
+    r = variant_to_runnable_t1(v, p, source.filename().string());
+  } catch (const Error& e) {
+    // A refused multi-launch variant: name those of its op and API that do the whole
+    // operation in one launch, which a T1 file can describe.
+    const auto alternatives = single_launch_variants(v);
+    if (v.launches.size() < 2 || alternatives.empty()) throw;
+    throw Error(fmt::format("{}; in one launch: {}", e.what(), alternatives));
+  }
   if (file.has_parent_path()) fs::create_directories(file.parent_path());
   write_text(source, r.source);
   write_text(file, r.doc.dump(2) + "\n");

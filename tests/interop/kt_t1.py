@@ -60,6 +60,11 @@ def check(op, sizes, names, args, outs, u):
         x, y, alpha = (a["x"].astype(np.float64), a["y"].astype(np.float64), float(a["alpha"]))
         ref, mag, res = alpha * x + y, np.abs(alpha * x) + np.abs(y), got["r"]
         bound = gamma(2, u) * mag
+    elif op == "dot":
+        x, y = a["x"].astype(np.float64), a["y"].astype(np.float64)
+        # One output element: the sum of n products in any order.
+        ref, res = np.array([x @ y]), got["result"][:1]
+        bound = gamma(len(x), u) * np.array([np.abs(x) @ np.abs(y)])
     elif op == "gemm":
         m, n, k, ta, tb = (sizes[s] for s in ("m", "n", "k", "ta", "tb"))
         A = a["A"].astype(np.float64).reshape((k, m) if ta else (m, k))
