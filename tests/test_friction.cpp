@@ -75,6 +75,62 @@ TEST(Friction, DryRunListsThePlannedPointsAndWritesNothing) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+// --filter narrows a run or a spec (the default suite too) to the points whose name matches,
+// a leading '-' to those it does not; it is recorded, so that a resume plans the same
+// points, and a pattern that is malformed or leaves nothing is one clear error.
+TEST(Friction, FilterNarrowsThePointsByNameAndIsRecorded) {
+  TempDir d;
+  const auto out = d.path() / "out";
+  const std::string run = "run dot --device host --variant loop,omp --precision S,D --size 1000,4099 --reps 2 ";
+  auto r = run_hetbench(run + "--dry-run --filter 'omp/D/'", "HETBENCH_DB=none");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("dry run: 2 points planned"));
+  EXPECT_THAT(r.output, HasSubstr("host/dot/omp/D/n=4099"));
+  EXPECT_THAT(r.output, Not(HasSubstr("host/dot/loop/")));
+  r = run_hetbench(run + "--filter '-/S/' --out " + out.string(), "HETBENCH_DB=none");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto dir = only_experiment(out);
+  auto recs = hetbench::read_results(dir);
+  ASSERT_EQ(recs.size(), 4u) << r.output;
+  for (const auto& rec : recs) EXPECT_EQ(rec["precision"], "D") << rec.dump();
+  EXPECT_EQ(read_json(dir / "experiment.json")["spec"]["filter"], "-/S/");
+  // Resumed (every point finished: nothing to do) it plans the same 4 points, not 8.
+  r = run_hetbench("sweep --resume " + dir.string(), "HETBENCH_DB=none");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(hetbench::read_results(dir).size(), 4u) << r.output;
+  // Under isolation the workers plan the same filtered points.
+  r = run_hetbench(run + "--filter 'loop/S/n=4099' --isolate --out " + (d.path() / "iso").string(), "HETBENCH_DB=none");
+  ASSERT_EQ(r.status, 0) << r.output;
+  recs = hetbench::read_results(only_experiment(d.path() / "iso"));
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_EQ(recs[0]["variant"], "loop");
+  EXPECT_EQ(recs[0]["sizes"]["n"], 4099);
+  // The default suite's spec takes --filter; a spec narrows itself with "filter".
+  r = run_hetbench("sweep " + source_dir() + "/bench/default-suite.json --dry-run --filter '^host/dot/'",
+                   "HETBENCH_DB=none");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("host/dot/"));
+  EXPECT_THAT(r.output, Not(HasSubstr("host/axpy/")));
+  write_text(d.path() / "s.json", R"({"op": "dot", "devices": ["host"], "variants": ["loop"], "precisions": ["S", "D"],
+                                     "sizes": [1000], "filter": "/D/"})");
+  r = run_hetbench("sweep " + (d.path() / "s.json").string() + " --dry-run", "HETBENCH_DB=none");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("dry run: 1 points planned"));
+  // Bad patterns: one error each, nothing recorded.
+  auto refused = [&](const std::string& args, const std::string& message) {
+    auto b = run_hetbench(args, "HETBENCH_DB=none");
+    EXPECT_EQ(b.status, 2) << args << "\n" << b.output;
+    EXPECT_THAT(b.output, HasSubstr(message)) << args;
+  };
+  refused(run + "--filter '(' --out " + (d.path() / "bad").string(), "--filter '(': not a regular expression");
+  refused(run + "--filter cuda --out " + (d.path() / "bad").string(),
+          "--filter 'cuda' leaves none of the 8 planned points (names look like host/dot/loop/S/n=1000");
+  write_text(d.path() / "b.json", R"({"op": "dot", "devices": ["host"], "sizes": [1000], "filter": 3})");
+  refused("sweep " + (d.path() / "b.json").string(), "b.json: key 'filter': expected a regular expression");
+  refused("sweep --resume " + dir.string() + " --filter loop", "--filter cannot change a recorded experiment");
+  EXPECT_FALSE(std::filesystem::exists(d.path() / "bad"));
+}
+
 // The table shows how many timed repetitions each point took and how noisy its median is.
 TEST(Friction, TableShowsSamplesAndNoise) {
   TempDir d;

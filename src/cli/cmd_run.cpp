@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "kernel/foreign/foreign.hpp"
+#include "engine/plan.hpp"
 #include "engine/runner.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
@@ -146,6 +147,21 @@ std::vector<RunSpec> kernel_runs(const RunSpec& r0, const std::string& kernel, c
   return out;
 }
 
+namespace {
+
+constexpr const char* kFilterHelp =
+    "measure only the points whose name VARIANT_ID/PRECISION/SIZE/DEVICE (as --dry-run lists them) matches this "
+    "regular expression (a leading '-': those it does not match); recorded, so that --resume keeps it";
+
+// --filter over the spec's own "filter" (a spec may narrow itself; the command line narrows
+// it further only by replacing it, as every other option does).
+void set_filter(Experiment& e, const std::string& pattern) {
+  check_filter(pattern, "--filter");
+  e.spec["filter"] = pattern;
+}
+
+}  // namespace
+
 Command add_run(CLI::App& app, const std::string& command_line) {
   auto* sub = app.add_subcommand("run", "measure an op over variants x devices x precisions x sizes x parameters");
   struct Opts {
@@ -154,6 +170,7 @@ Command add_run(CLI::App& app, const std::string& command_line) {
     std::string kernel, lws;
     Isolation iso;
     bool dry_run = false;
+    std::string filter;
   };
   auto o = std::make_shared<Opts>();
   sub->add_option("op", o->sel.r.op, "copy, axpy, dot, ...")->required();
@@ -164,6 +181,7 @@ Command add_run(CLI::App& app, const std::string& command_line) {
   add_isolation(sub, o->iso, false);
   sub->add_flag("--dry-run", o->dry_run,
                 "list the planned points (parameters and where they come from) and their count; measure nothing");
+  sub->add_option("--filter", o->filter, kFilterHelp);
   return {sub, [o, sub, command_line] {
             Experiment e;
             const RunSpec r0 = o->sel.run_spec();
@@ -171,6 +189,7 @@ Command add_run(CLI::App& app, const std::string& command_line) {
             e.runs = o->kernel.empty() ? std::vector<RunSpec>{r0} : kernel_runs(r0, o->kernel, o->lws);
             e.command_line = command_line;
             if (!o->kernel.empty()) e.spec["gemmbench"] = o->kernel;
+            if (sub->count("--filter")) set_filter(e, o->filter);
             apply(o->c, e, sub->count("--seed") > 0);
             e.spec["seed"] = e.seed;
             o->iso.apply(sub, e);
@@ -198,13 +217,16 @@ Command add_sweep(CLI::App& app, const std::string& command_line) {
   auto dry_run = std::make_shared<bool>(false);
   sub->add_flag("--dry-run", *dry_run,
                 "list the planned points (parameters and where they come from) and their count; measure nothing");
-  return {sub, [c, path, m, iso, sub, command_line, resume, resume_dir, dry_run] {
+  auto filter = std::make_shared<std::string>();
+  sub->add_option("--filter", *filter, kFilterHelp);
+  return {sub, [c, path, m, iso, sub, command_line, resume, resume_dir, dry_run, filter] {
             if (resume_dir->empty()) {
               if (path->empty()) throw Error("sweep: give a spec file (or --resume EXPERIMENT)");
               if (resume->retry_errors) throw Error("sweep: --retry-errors goes with --resume EXPERIMENT");
               Experiment e = experiment_from_file(*path);
               for (auto& r : e.runs) apply_measure(sub, *m, r);
               e.command_line = command_line;
+              if (sub->count("--filter")) set_filter(e, *filter);
               apply(*c, e, sub->count("--seed") > 0);
               iso->apply(sub, e);
               return *dry_run ? print_planned(e) : sweep_experiment(e);
@@ -215,7 +237,7 @@ Command add_sweep(CLI::App& app, const std::string& command_line) {
                                       *resume_dir, *path));
             for (const char* opt : {"--seed", "--out", "--db", "--no-db", "--reps", "--max-noise", "--min-samples",
                                     "--min-time", "--timeout", "--max-samples", "--rounds", "--executions", "--cache",
-                                    "--energy"})
+                                    "--energy", "--filter"})
               if (sub->count(opt))
                 throw Error(fmt::format("sweep --resume '{}': {} cannot change a recorded experiment", *resume_dir, opt));
             resume->dir = *resume_dir;

@@ -1,6 +1,7 @@
 #include "engine/plan.hpp"
 
 #include <algorithm>
+#include <regex>
 #include <set>
 
 #include <fmt/format.h>
@@ -345,7 +346,51 @@ Plan plan_experiment(const Experiment& e, const tuning::TuningLookup* db) {
     auto candidates = variants_for(r.op);
     runs.push_back(plan_run(r, e.seed, op, candidates, resolve_devices(r.devices)));
   }
-  return plan_points(std::move(runs), db);
+  Plan plan = plan_points(std::move(runs), db);
+  if (e.spec.is_object() && e.spec.contains("filter") && e.spec["filter"].is_string())
+    filter_points(plan, e.spec["filter"].get<std::string>());
+  return plan;
+}
+
+std::string point_name(const Plan& plan, const PlannedPoint& p) {
+  const auto& run = plan.runs[p.run];
+  const Sizes& s = run.sizes[p.size];
+  return fmt::format("{}/{}/{}/{}", p.variant->id(), name(p.prec), s.input.empty() ? format_sizes(s) : s.input,
+                     run.devices[p.device]->id());
+}
+
+namespace {
+
+// The pattern without its '-' (negation) as a regex; `where` names it in errors.
+std::regex filter_regex(const std::string& pattern, const std::string& where) {
+  const std::string body = !pattern.empty() && pattern[0] == '-' ? pattern.substr(1) : pattern;
+  try {
+    return std::regex(body, std::regex::ECMAScript);
+  } catch (const std::regex_error& err) {
+    throw Error(fmt::format("{} '{}': not a regular expression ({})", where, pattern, err.what()));
+  }
+}
+
+}  // namespace
+
+void check_filter(const std::string& pattern, const std::string& where) { (void)filter_regex(pattern, where); }
+
+void filter_points(Plan& plan, const std::string& pattern) {
+  const std::regex re = filter_regex(pattern, "--filter");
+  const bool negate = !pattern.empty() && pattern[0] == '-';
+  std::vector<PlannedPoint> kept;
+  std::string examples;  // two names it left out, for the error
+  int shown = 0;
+  for (auto& p : plan.points) {
+    const std::string n = point_name(plan, p);
+    if (std::regex_search(n, re) != negate) kept.push_back(std::move(p));
+    else if (shown++ < 2) examples += (examples.empty() ? "" : ", ") + n;
+  }
+  // Nothing planned at all is the planner's to say, not the filter's.
+  if (kept.empty() && !plan.points.empty())
+    throw Error(fmt::format("--filter '{}' leaves none of the {} planned points (names look like {})", pattern,
+                            plan.points.size(), examples));
+  plan.points = std::move(kept);
 }
 
 }  // namespace hetbench

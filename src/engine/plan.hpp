@@ -75,7 +75,20 @@ RunPlan plan_run(const RunSpec& spec, std::uint64_t seed, const Op& op,
                  const std::vector<std::shared_ptr<Device>>& devices);
 // The points of resolved runs; parameters not given come from `db` when there is one.
 Plan plan_points(std::vector<RunPlan> runs, const tuning::TuningLookup* db = nullptr);
-// Every run of an experiment from the op, variant and device registries.
+// Every run of an experiment from the op, variant and device registries, narrowed by the
+// spec's "filter" where it has one (filter_points).
 Plan plan_experiment(const Experiment& e, const tuning::TuningLookup* db = nullptr);
+
+// A point's name, what --filter matches: VARIANT_ID/PRECISION/SIZE/DEVICE, for example
+// opencl/dot/vec/S/n=1000/opencl:0:0 (SIZE: the sizes as the table shows them, or the
+// input file).
+std::string point_name(const Plan& plan, const PlannedPoint& p);
+// Keeps the points whose name the regular expression (ECMAScript, found anywhere in the
+// name) matches; a pattern that starts with '-' keeps those it does not match, as Google
+// Benchmark's --benchmark_filter. Throws Error for a malformed pattern (check_filter) or
+// one that leaves no point (naming two of the names it could have matched).
+void filter_points(Plan& plan, const std::string& pattern);
+// Throws Error naming `where` when `pattern` is not a regular expression.
+void check_filter(const std::string& pattern, const std::string& where);
 
 }  // namespace hetbench

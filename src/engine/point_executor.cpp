@@ -22,6 +22,8 @@ nlohmann::json worker_setup(const Experiment& e, const std::string& db_path) {
                       {"seed", e.seed},    {"db", db_path}, {"kernel_paths", kernel_paths()}};
   // `run --kernel`: the GEMMbench entries register variants of their own.
   if (!e.worker_plan.is_null()) j["plan"] = e.worker_plan;
+  // The worker plans the same points: the filter narrows them alike.
+  if (e.spec.is_object() && e.spec.contains("filter")) j["filter"] = e.spec["filter"];
   if (e.spec.contains("gemmbench") && !e.runs.empty())
     j["gemmbench"] = {{"op", e.runs[0].op}, {"path", e.spec["gemmbench"]}};
   return j;

@@ -130,7 +130,7 @@ int run_experiment(const Experiment& e, std::filesystem::path* dir, const Resume
 int print_planned(const Experiment& e) {
   const Plan plan = plan_with_database(e);
   std::vector<std::vector<std::string>> rows{
-      {"#", "device", "op", "prec", "size", "variant", "params", "from", "note"}};
+      {"#", "device", "op", "prec", "size", "variant", "params", "from", "note", "name (--filter)"}};
   std::size_t measured = 0;
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
     const auto& p = plan.points[i];
@@ -147,7 +147,8 @@ int print_planned(const Experiment& e) {
     measured += p.skip.empty() && p.input_error.empty();
     rows.push_back({std::to_string(i), run.devices[p.device]->id(), run.op->name(), name(p.prec),
                     run.sizes[p.size].input.empty() ? format_sizes(run.sizes[p.size]) : run.sizes[p.size].input,
-                    p.variant->name, params.empty() ? "-" : params, from.empty() ? "-" : from, note});
+                    p.variant->name, params.empty() ? "-" : params, from.empty() ? "-" : from, note,
+                    point_name(plan, p)});
   }
   if (e.format == "md") fmt::print("{}", markdown_table(rows));
   else fmt::print("{}", aligned_table(rows, std::vector<bool>(rows[0].size(), false)));

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "engine/spec.hpp"
+#include "engine/plan.hpp"
 #include "util/cache.hpp"
 #include "util/json_file.hpp"
 #include "hetbench/error.hpp"
@@ -205,12 +206,17 @@ Experiment experiment_from_json(const nlohmann::json& j, const std::string& path
     e.seed = j["seed"];
   }
   if (j.contains("best_only")) e.best_only = bool_value(j["best_only"], path, "best_only");
+  if (j.contains("filter")) {
+    if (!j["filter"].is_string()) bad(path, "filter", "expected a regular expression (a string)");
+    check_filter(j["filter"].get<std::string>(), fmt::format("{}: key 'filter'", path));
+  }
   if (j.contains("runs")) {
     // Beside runs, the top level holds defaults for them and the experiment's own keys; a
     // misspelt one ("repz") would otherwise leave every run on its default, silently.
     for (auto it = j.begin(); it != j.end(); ++it) {
       const auto& k = it.key();
       const bool own = k == "name" || k == "description" || k == "seed" || k == "best_only" || k == "targets" ||
+                       k == "filter" ||
                        k == "runs" || k == "devices" || k == "precisions" || k == "variants" ||
                        std::find(std::begin(kMeasureKeys), std::end(kMeasureKeys), k) != std::end(kMeasureKeys);
       if (!own) bad(path, k, "unknown key");
@@ -225,7 +231,7 @@ Experiment experiment_from_json(const nlohmann::json& j, const std::string& path
   } else {
     auto run = j;
     // "targets" are `hetbench check`'s (engine/query.hpp), not the run's.
-    for (const char* k : {"name", "description", "seed", "runs", "best_only", "targets"}) run.erase(k);
+    for (const char* k : {"name", "description", "seed", "runs", "best_only", "targets", "filter"}) run.erase(k);
     e.runs.push_back(run_spec_from_json(run, path));
   }
   return e;

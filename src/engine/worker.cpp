@@ -101,6 +101,7 @@ void set_up(const nlohmann::json& m, WorkerState& st) {
     st.e.runs.push_back(run_spec_from_json(m["runs"][i], fmt::format("worker runs[{}]", i)));
     st.e.runs.back().whole_domains = m.at("whole_domains").at(i).get<bool>();
   }
+  if (m.contains("filter")) st.e.spec["filter"] = m["filter"];
   const auto db_path = m.at("db").get<std::string>();
   st.db = tuning::open_lookup(db_path);
   st.own_plan = std::make_unique<Plan>(plan_experiment(st.e, st.db.get()));

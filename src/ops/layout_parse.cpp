@@ -171,7 +171,7 @@ void only_keys(const nlohmann::json& o, std::initializer_list<const char*> keys,
 }
 
 LayoutField json_field(const nlohmann::json& j, const std::string& where) {
-  return {json_string(j, "name", where), json_type(j.value("type", nlohmann::json("?")), where + ".type"), 0};
+  return {json_string(j, "name", where), json_type(j.value("type", nlohmann::json("?")), where + ".type"), 0, ""};
 }
 
 }  // namespace
