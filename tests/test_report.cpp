@@ -100,7 +100,7 @@ TEST_F(Report, EveryPlotAndTableRendersInChromium) {
   // and the counts into the DOM once the page has loaded (CI is root without a display:
   // --no-sandbox and --headless).
   const auto dom = run_shell("chromium --headless --disable-gpu --no-sandbox --virtual-time-budget=10000 "
-                             "--dump-dom file://" + index.string() + " 2>/dev/null");
+                             "--window-size=1400,1000 --dump-dom file://" + index.string() + " 2>/dev/null");
   ASSERT_EQ(dom.status, 0) << dom.output.substr(0, 2000);
   std::smatch m;
   ASSERT_TRUE(std::regex_search(dom.output, m, std::regex(R"re(data-plots="(\d+)" data-plots-loaded="(\d+)" data-tables="(\d+)")re")))
@@ -137,10 +137,77 @@ TEST_F(Report, EveryPlotAndTableRendersInChromium) {
   EXPECT_THAT(dom.output, HasSubstr("<h2>Devices</h2>"));
   EXPECT_THAT(dom.output, HasSubstr("hardware threads (usable)"));
   EXPECT_THAT(dom.output, HasSubstr("FMA peak FP32"));
+  // The first screen answers "how fast, against what": the summary comes first, its
+  // figure is the page's first plot and starts within 1,000 pixels of a 1400-pixel-wide
+  // window; the device facts (80 rows a device) come after the plots.
+  ASSERT_TRUE(std::regex_search(dom.output, m, std::regex(R"re(data-first-plot-top="(\d+)")re"))) << "no plot position";
+  EXPECT_LT(std::stoi(m[1]), 1000) << "the first plot starts " << m[1] << " pixels down";
+  const auto summary_at = dom.output.find("<h2>Summary</h2>"), devices_at = dom.output.find("<h2>Devices</h2>");
+  ASSERT_NE(summary_at, std::string::npos);
+  EXPECT_LT(summary_at, devices_at);
+  EXPECT_LT(dom.output.find("src=\"plots/summary.png\""), dom.output.find("<h2>Rate against size</h2>"));
+  EXPECT_THAT(dom.output, HasSubstr("host/axpy/openblas"));  // the vendor the summary compares with
+  // What each drawn figure shows: tick labels on every axis (two on a log axis), no legend
+  // over a panel, a style per series, and the tuning landscapes' configurations named.
+  const auto checks = read_json(out.path() / "plots" / "checks.json");
+  EXPECT_EQ(checks.size(), pngs.size());
+  for (const auto& [name, c] : checks.items()) {
+    for (const auto& ax : c["axes"]) {
+      if (ax["colorbar"].get<bool>()) {
+        EXPECT_GE(std::max(ax["x"].get<int>(), ax["y"].get<int>()), 2) << name;
+        continue;
+      }
+      for (const char* a : {"x", "y"}) {
+        const bool log = ax[std::string(a) + "_log"].get<bool>();
+        EXPECT_GE(ax[a].get<int>(), log ? 2 : 1) << name << ": " << a << " axis with too few tick labels";
+      }
+    }
+    EXPECT_EQ(c["legend_overlaps"], 0) << name;
+    EXPECT_EQ(c["styles"], c["series"]) << name << ": two series look alike";
+    if (name.rfind("tune_", 0) == 0) EXPECT_GE(c["annotations"].get<int>(), 2) << name;
+  }
   // Nothing is fetched from elsewhere.
   std::ifstream f(index);
   const std::string html((std::istreambuf_iterator<char>(f)), {});
   EXPECT_THAT(html, testing::Not(testing::ContainsRegex("(src|href)=\"(https?:)?//")));
+}
+
+// The defects a reader met, drawn on purpose: a rate axis over less than a decade (host
+// DOT at 30-60 GB/s had no tick label at all), and a narrower one; twelve series in one
+// panel (the local-size plot reused colours across 12 lines under a legend over the data).
+TEST(ReportPlots, AxesLegendsAndStylesStayReadable) {
+  TempDir d;
+  write_text(d.path() / "check.py", R"py(import sys
+sys.path.insert(0, sys.argv[1])
+import pandas as pd
+from hetbench import plots
+rows = []
+for v in range(12):
+    for i, n in enumerate([2**10, 2**12, 2**14, 2**16]):
+        r = 30 + 2 * v + 3 * i
+        rows.append({"op": "dot", "device_label": "host (cpu)", "variant_id": f"host/dot/v{v:02d}", "precision": "S",
+                     "size_x": float(n), "size_label": "n (elements)", "unit": "GB/s", "rate": r,
+                     "rate_lo": r * 0.98, "rate_hi": r * 1.02})
+ok = pd.DataFrame(rows)
+for name, data in (("wide", ok), ("narrow", ok.assign(rate=40 + ok["size_x"] / 2**16, rate_lo=40, rate_hi=41))):
+    fig = plots.rate_vs_size(data)[0].fig
+    fig.canvas.draw()
+    c = plots.figure_checks(fig)
+    ax = c["axes"][0]
+    print(name, "x", ax["x"], "y", ax["y"], "series", c["series"], "styles", c["styles"], "overlaps", c["legend_overlaps"])
+)py");
+  auto r = run_shell(python() + " " + (d.path() / "check.py").string() + " " + source_dir() + "/python");
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const char* name : {"wide", "narrow"}) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.output, m, std::regex(std::string(name) +
+        R"( x (\d+) y (\d+) series (\d+) styles (\d+) overlaps (\d+))"))) << r.output;
+    EXPECT_GE(std::stoi(m[1]), 2) << name;
+    EXPECT_GE(std::stoi(m[2]), 2) << name << ": the rate axis has too few tick labels";
+    EXPECT_EQ(m[3], "12") << name;
+    EXPECT_EQ(m[4], "12") << name << ": series share a style";
+    EXPECT_EQ(m[5], "0") << name << ": the legend covers a panel";
+  }
 }
 
 TEST_F(Report, PythonReaderGivesOneRowPerPoint) {

@@ -9,11 +9,15 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from matplotlib.ticker import NullLocator  # noqa: E402
+from matplotlib.colors import to_hex  # noqa: E402
+from matplotlib.container import ErrorbarContainer  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullLocator  # noqa: E402
 
 from . import report_data as rd  # noqa: E402
 
 MARKERS = "osD^v<>pP*hX"
+COLORS = [to_hex(c) for c in plt.get_cmap("tab10").colors]
+LINESTYLES = ["-", "--", ":", "-."]
 # Above this many points a scatter is drawn as pixels inside the SVG too, so that a large
 # experiment's SVG stays a few hundred kB and quick to write.
 RASTER_ABOVE = 2000
@@ -32,12 +36,26 @@ def _slug(*parts):
     return "".join(c if c.isalnum() else "_" for c in s).strip("_")[:80]
 
 
-def _errbar(ax, g, x, label, marker, line=True):
+class Styles:
+    """One style per label within a figure: the same label looks the same in every panel
+    (the figure has one legend), and 40 labels get 40 different styles: ten colours, then
+    the ten again dashed, dotted, dash-dotted, each with its own marker."""
+
+    def __init__(self):
+        self.seen = {}
+
+    def __call__(self, label):
+        i = self.seen.setdefault(label, len(self.seen))
+        return {"color": COLORS[i % 10], "marker": MARKERS[i % len(MARKERS)],
+                "linestyle": LINESTYLES[(i // 10) % len(LINESTYLES)]}
+
+
+def _errbar(ax, g, x, label, style, line=True):
     y = g["rate"].to_numpy(float)
     lo = np.clip(y - g["rate_lo"].to_numpy(float), 0, None)
     hi = np.clip(np.nan_to_num(g["rate_hi"].to_numpy(float), nan=0.0) - y, 0, None)
-    ax.errorbar(g[x].to_numpy(float), y, yerr=[lo, hi], label=label, marker=marker, markersize=4,
-                capsize=2, linewidth=1 if line else 0, elinewidth=0.8)
+    ax.errorbar(g[x].to_numpy(float), y, yerr=[lo, hi], label=label, markersize=4, capsize=2,
+                linewidth=1 if line else 0, elinewidth=0.8, **style)
 
 
 def _grid(n):
@@ -49,22 +67,117 @@ def _grid(n):
     return fig, list(axes.flat[:n])
 
 
-def _finish(fig):
-    """Fixed margins: tight_layout measures every tick label of every panel and was most of
-    the time of a 10,000-point report; so were the minor ticks of the log axes."""
-    for ax in fig.axes:
+def _is_colorbar(ax):
+    return hasattr(ax, "_colorbar") or ax.get_label() == "<colorbar>"
+
+
+def _tick_text(v, _pos=None):
+    if v > 0 and float(v).is_integer() and int(v) >= 1024 and int(v) & (int(v) - 1) == 0:
+        return f"$2^{{{int(v).bit_length() - 1}}}$"
+    return f"{v:g}"
+
+
+def labelled_ticks(axis, lim):
+    """How many major ticks inside the view `lim` carry a label (what a reader can read off)."""
+    lo, hi = sorted(lim)
+    locs = [v for v in axis.get_major_locator().tick_values(lo, hi) if lo - 1e-12 * abs(lo) <= v <= hi + 1e-12 * abs(hi)]
+    if not locs:
+        return 0
+    texts = axis.get_major_formatter().format_ticks(locs)
+    return sum(1 for t in texts if t.strip())
+
+
+def _readable_log_axes(ax):
+    """A log axis over less than a decade shows no labelled tick with matplotlib's
+    defaults (host DOT at 30-60 GB/s had a bare axis): label 1-2-5 (base 2: 1 and 1.5 of
+    each power), and where even that leaves fewer than two labels, go linear."""
+    for name in ("x", "y"):
+        axis = getattr(ax, name + "axis")
+        if getattr(ax, f"get_{name}scale")() != "log":
+            continue
+        lim = getattr(ax, f"get_{name}lim")()
+        if min(lim) <= 0 or labelled_ticks(axis, lim) >= 2:
+            continue
+        base = getattr(axis.get_transform(), "base", 10)
+        axis.set_major_locator(LogLocator(base=base, subs=(1.0, 2.0, 5.0) if base == 10 else (1.0, 1.5)))
+        axis.set_major_formatter(FuncFormatter(_tick_text))
+        if labelled_ticks(axis, lim) < 2:
+            getattr(ax, f"set_{name}scale")("linear")
+            getattr(ax, f"set_{name}lim")(lim)
+
+
+def _finish(fig, legend_title=None):
+    """Readable axes, fixed margins, and one legend for the figure, beside the panels so
+    that it covers neither data nor text. Fixed margins: tight_layout measures every tick
+    label of every panel and was most of the time of a 10,000-point report; so were the
+    minor ticks of the log axes."""
+    axes = [ax for ax in fig.axes if ax.get_visible() and not _is_colorbar(ax)]
+    handles, labels = [], []
+    for ax in axes:
         if ax.get_xscale() == "log":
             ax.xaxis.set_minor_locator(NullLocator())
         if ax.get_yscale() == "log":
             ax.yaxis.set_minor_locator(NullLocator())
+        _readable_log_axes(ax)
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
     w, h = fig.get_size_inches()
-    fig.subplots_adjust(left=0.75 / w, right=1 - 0.25 / w, bottom=0.55 / h, top=1 - 0.35 / h,
+    # Room on the left for the widest tick labels of a panel (a heat map's categories).
+    widest = 0
+    for ax in axes:
+        lo, hi = sorted(ax.get_ylim())
+        locs = [v for v in ax.yaxis.get_major_locator().tick_values(lo, hi) if lo <= v <= hi]
+        if locs:
+            widest = max(widest, max(len(t) for t in ax.yaxis.get_major_formatter().format_ticks(locs)))
+    left = max(0.75, 0.45 + 0.075 * widest)
+    top = 0.35 + 0.16 * max([ax.get_title().count("\n") for ax in axes] or [0])
+    lw, ncol = 0.0, 1
+    if labels:
+        ncol = 1 if len(labels) * 0.17 < h - 0.4 else 2
+        lw = min(5.0, 0.45 + 0.055 * max(len(lab) for lab in labels)) * ncol
+        fig.set_size_inches(w + lw, h)
+    total = w + lw
+    fig.subplots_adjust(left=left / total, right=(w - 0.25) / total, bottom=0.55 / h, top=1 - top / h,
                         wspace=0.32, hspace=0.45)
+    if labels:
+        fig.legend(handles, labels, loc="upper left", bbox_to_anchor=((w - 0.05) / total, 1 - 0.3 / h),
+                   fontsize=7, ncol=ncol, frameon=False, title=legend_title, title_fontsize=7)
 
 
-def _legend(ax, n):
-    # A fixed corner: "best" searches every point of every line and cost seconds a figure.
-    ax.legend(fontsize=6, ncol=1 if n <= 8 else 2, loc="lower right", framealpha=0.7)
+def figure_checks(fig):
+    """What a reader can see of a drawn figure, for the report's tests: per axes the
+    labelled ticks of each axis (and whether it is logarithmic), legends overlapping any
+    panel, the labelled series and how many distinct styles they have, and the
+    annotations."""
+    renderer = fig.canvas.get_renderer()
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    out = {"axes": [], "legend_overlaps": 0, "series": 0, "styles": 0, "annotations": 0}
+    styles = {}
+    for ax in axes:
+        entry = {"colorbar": _is_colorbar(ax)}
+        for name in ("x", "y"):
+            axis = getattr(ax, name + "axis")
+            entry[name] = labelled_ticks(axis, getattr(ax, f"get_{name}lim")())
+            entry[name + "_log"] = getattr(ax, f"get_{name}scale")() == "log"
+        out["axes"].append(entry)
+        out["annotations"] += len(ax.texts)
+        series = [(c.get_label() or "_", c.lines[0]) for c in ax.containers if isinstance(c, ErrorbarContainer)]
+        series += [(ln.get_label() or "_", ln) for ln in ax.lines]
+        for label, line in series:
+            if line is not None and not label.startswith("_"):
+                styles[label] = (to_hex(line.get_color()), str(line.get_marker()), str(line.get_linestyle()))
+    out["series"] = len(styles)
+    out["styles"] = len(set(styles.values()))
+    panels = [ax.get_window_extent(renderer) for ax in axes if not _is_colorbar(ax)]
+    legends = list(fig.legends) + [ax.get_legend() for ax in axes if ax.get_legend() is not None]
+    for leg in legends:
+        box = leg.get_window_extent(renderer)
+        out["legend_overlaps"] += sum(1 for p in panels if box.overlaps(p))
+    return out
 
 
 def _panels(items, per_figure=12):
@@ -79,18 +192,18 @@ def rate_vs_size(ok):
         by_op.setdefault(key[0], []).append((key, g))
     for op, panels, part in [(op, p, i) for op, ps in sorted(by_op.items()) for i, p in enumerate(_panels(ps))]:
         fig, axes = _grid(len(panels))
+        style = Styles()
         for ax, ((_, dev), g) in zip(axes, panels):
             variants = sorted(g.groupby(["variant_id", "precision"]).groups)
-            for i, (v, prec) in enumerate(variants):
+            for v, prec in variants:
                 h = g[(g["variant_id"] == v) & (g["precision"] == prec)]
-                _errbar(ax, h, "size_x", f"{v} {prec}", MARKERS[i % len(MARKERS)])
+                _errbar(ax, h, "size_x", f"{v} {prec}", style(f"{v} {prec}"))
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
             ax.set_xlabel(g["size_label"].iloc[0])
             ax.set_ylabel(g["unit"].iloc[0])
             ax.set_title(f"{op} on {dev}", fontsize=9)
             ax.grid(True, alpha=0.3)
-            _legend(ax, len(variants))
         _finish(fig)
         out.append(Figure(fig, _slug("size", op, part),
                           f"{op}: rate against problem size, a panel per device, a line per variant and precision (its fastest "
@@ -112,17 +225,17 @@ def transfer_bandwidth(ok):
     out = []
     for part, panel in enumerate(_panels(devices)):
         fig, axes = _grid(len(panel))
+        style = Styles()
         for ax, dev in zip(axes, panel):
             g = rd.best_per(t[t["device_label"] == dev], ["link", "size_x"])
             links = sorted(g["link"].unique())
-            for i, link in enumerate(links):
-                _errbar(ax, g[g["link"] == link].sort_values("size_x"), "size_x", link, MARKERS[i % len(MARKERS)])
+            for link in links:
+                _errbar(ax, g[g["link"] == link].sort_values("size_x"), "size_x", link, style(link))
             ax.set_xscale("log", base=2)
             ax.set_xlabel("bytes copied (each way)")
             ax.set_ylabel("GB/s (1e9 bytes/s; bidir: both ways)")
             ax.set_title(f"transfer on {dev}", fontsize=9)
             ax.grid(True, alpha=0.3)
-            _legend(ax, len(links))
         _finish(fig)
         out.append(Figure(fig, _slug("transfer", part),
                           "transfer: host-link bandwidth against bytes copied, a panel per device, a line per direction "
@@ -140,13 +253,14 @@ def rate_vs_local_size(ok):
     for op, all_panels in sorted(by_op.items()):
         for part, panels in enumerate(_panels(all_panels)):
             fig, axes = _grid(len(panels))
+            style = Styles()
             for ax, ((_, dev), g, n_sizes) in zip(axes, panels):
                 series = sorted(g.groupby(["variant_id", "precision", "size_x"]).groups)
-                for i, (v, prec, size) in enumerate(series):
+                for v, prec, size in series:
                     h = g[(g["variant_id"] == v) & (g["precision"] == prec) & (g["size_x"] == size)]
                     best = rd.best_per(h, ["local_size"]).sort_values("local_size")
                     label = f"{v} {prec}" + ("" if g["size_x"].nunique() == 1 else f", {rd._fmt_num(size)}")
-                    _errbar(ax, best, "local_size", label, MARKERS[i % len(MARKERS)])
+                    _errbar(ax, best, "local_size", label, style(label))
                     if len(h) > len(best):  # several shapes of one size (WX x WY): every one as a dot
                         ax.scatter(h["local_size"], h["rate"], s=8, alpha=0.4, color="gray")
                 ax.set_xscale("log", base=2)
@@ -156,7 +270,6 @@ def rate_vs_local_size(ok):
                 more = f", {shown} of {n_sizes} sizes" if n_sizes > shown else ""
                 ax.set_title(f"{op} on {dev}{more}", fontsize=9)
                 ax.grid(True, alpha=0.3)
-                _legend(ax, len(series))
             _finish(fig)
             out.append(Figure(fig, _slug("lws", op, part),
                               f"{op}: rate against the work-group size (the product of "
@@ -197,9 +310,7 @@ def roofline(ok):
         ax.set_ylabel("GFLOP/s")
         ax.set_title(f"roofline of {dev}", fontsize=9)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside: points fill the axes
         _finish(fig)
-        fig.subplots_adjust(right=0.68)
         out.append(Figure(fig, _slug("roofline", dev),
                           f"{dev}: every passing point under the measured ceilings "
                           f"(copy bandwidth and FMA peak per precision, from {c['source'] or 'the records'})."))
@@ -220,37 +331,87 @@ def tuning_landscapes(ok, contexts):
                 continue
             varying = [c for c in rd.param_columns(g) if g[c].nunique() > 1]
             title = f"{t.get('variant')} {t.get('precision')} on {t.get('device')}, {_sizes(t.get('sizes'))}"
+            best = t.get("params") or {}
+            best_text = "best: " + (",".join(f"{k}={v}" for k, v in best.items()) or "(none passed)")
             if len(varying) == 2:
                 fig, ax = plt.subplots(figsize=(6, 4.5))
                 a, b = varying
                 grid = g.pivot_table(index=b, columns=a, values="rate", aggfunc="max").sort_index()
-                im = ax.imshow(grid.to_numpy(float), origin="lower", aspect="auto", cmap="viridis")
-                ax.set_xticks(range(len(grid.columns)), [str(v) for v in grid.columns])
-                ax.set_yticks(range(len(grid.index)), [str(v) for v in grid.index])
+                values = grid.to_numpy(float)
+                im = ax.imshow(values, origin="lower", aspect="auto", cmap="viridis")
+                ax.set_xticks(range(len(grid.columns)), [rd._fmt_num(v) for v in grid.columns])
+                ax.set_yticks(range(len(grid.index)), [rd._fmt_num(v) for v in grid.index])
                 ax.set_xlabel(a[6:])
                 ax.set_ylabel(b[6:])
                 fig.colorbar(im, ax=ax, label=g["unit"].iloc[0])
-                kind = "heat map over the two parameters that varied (blank: not evaluated)"
+                # Each evaluated cell says its rate (up to 8 x 8 cells; more would not fit).
+                if values.size <= 64:
+                    mid = np.nanmean(values)
+                    for (yi, xi), v in np.ndenumerate(values):
+                        if np.isfinite(v):
+                            ax.annotate(f"{v:.3g}", (xi, yi), ha="center", va="center", fontsize=6,
+                                        color="white" if v < mid else "black")
+                kind = "heat map over the two parameters that varied, each cell's rate written in it (blank: not evaluated)"
             else:
-                fig, ax = plt.subplots(figsize=(7, 4))
+                fig, ax = plt.subplots(figsize=(7, 4.5))
                 s = g.sort_values("rate", ascending=False)
                 xs = np.arange(1, len(s) + 1)
                 ax.errorbar(xs, s["rate"], yerr=[np.clip(s["rate"] - s["rate_lo"], 0, None),
                                                  np.clip(s["rate_hi"].fillna(s["rate"]) - s["rate"], 0, None)],
-                            fmt="o", markersize=3, capsize=1.5, elinewidth=0.7, label="configuration")
-                best = t.get("params") or {}
+                            fmt="o", markersize=3, capsize=1.5, elinewidth=0.7)
+                # Configurations by name: every one up to 30, else the five fastest and the slowest.
+                shown = range(len(s)) if len(s) <= 30 else list(range(5)) + [len(s) - 1]
+                for i in shown:
+                    ax.annotate(s["config"].iloc[i] or "(defaults)", (xs[i], s["rate"].iloc[i]), xytext=(0, 5),
+                                textcoords="offset points", rotation=90, ha="center", va="bottom", fontsize=5)
+                top = float(s["rate_hi"].fillna(s["rate"]).max())
+                ax.set_ylim(top=top * 1.45 if top > 0 else None)  # room above the points for their names
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
                 ax.set_xlabel("configurations, fastest first")
                 ax.set_ylabel(g["unit"].iloc[0])
-                ax.text(0.98, 0.95, "best: " + ",".join(f"{k}={v}" for k, v in best.items()),
-                        transform=ax.transAxes, ha="right", va="top", fontsize=8)
-                ax.legend(fontsize=7)
-                kind = "rate of every evaluated configuration, fastest first, with the median's interval"
-            ax.set_title(title, fontsize=9)
+                kind = ("rate of every evaluated configuration, fastest first, with the median's interval, each "
+                        "named by its parameters")
+            ax.set_title(f"{title}\n{best_text}", fontsize=9)
             _finish(fig)
             out.append(Figure(fig, _slug("tune", exp, task),
-                              f"tuning landscape of {title}: {kind}; "
+                              f"tuning landscape of {title} ({best_text}): {kind}; "
                               f"{len(g)} evaluations of {t.get('space', '?')} configurations ({t.get('strategy', '')})."))
     return out
+
+
+def summary_ratios(table):
+    """The report's first figure: per device, op and precision, the fastest own variant
+    over the fastest vendor library (geometric mean over the problems both ran; the bar's
+    whisker spans the smallest to the largest ratio), 1 marked."""
+    if table.empty or "own ÷ vendor (geomean)" not in table:
+        return []
+    t = table[table["own ÷ vendor (geomean)"].notna()]
+    if t.empty:
+        return []
+    t = t.iloc[::-1]  # the table's first row at the top
+    y = np.arange(len(t))
+    r = t["own ÷ vendor (geomean)"].to_numpy(float)
+    err = [np.clip(r - t["min"].to_numpy(float), 0, None), np.clip(t["max"].to_numpy(float) - r, 0, None)]
+    fig, ax = plt.subplots(figsize=(9, 0.9 + 0.28 * len(t)))
+    colors = [COLORS[0] if v >= 1 else COLORS[3] for v in r]
+    ax.barh(y, r, xerr=err, color=colors, height=0.6, capsize=2, error_kw={"elinewidth": 0.8})
+    for yi, v, hi, n in zip(y, r, t["max"].to_numpy(float), t["problems"]):
+        ax.annotate(f"{v:.2f} ({int(n)})", (max(v, hi), yi), xytext=(4, 0), textcoords="offset points", va="center",
+                    fontsize=6)
+    ax.axvline(1.0, color="#555", linewidth=0.8, linestyle=":")
+    ax.set_yticks(y, [f"{op} {prec} on {dev}" for op, prec, dev in zip(t["op"], t["precision"], t["device"])],
+                  fontsize=7)
+    ax.set_xlim(0, max(1.2, float(np.nanmax(t["max"].to_numpy(float))) * 1.15))
+    ax.set_xlabel("fastest own variant ÷ fastest vendor library (rate; above 1: own faster)")
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.set_title("how fast, against what", fontsize=9)
+    _finish(fig)
+    # Long device names: the labels need a wider left margin than the other figures.
+    longest = max(len(lab.get_text()) for lab in ax.get_yticklabels())
+    fig.subplots_adjust(left=min(0.5, (0.2 + 0.052 * longest) / fig.get_size_inches()[0]))
+    return [Figure(fig, "summary", "Each op's fastest own variant over the fastest vendor library on the same "
+                                   "device and problem: geometric mean over the problems both ran (their count in "
+                                   "brackets), whiskers from the smallest to the largest ratio.")]
 
 
 def accuracy_scatter(table):
@@ -266,9 +427,8 @@ def accuracy_scatter(table):
     ax.set_xlabel("largest relative error of an output element")
     ax.set_ylabel("rate (" + "/".join(sorted(t["unit"].unique())) + ")")
     ax.grid(True, alpha=0.3)
-    ax.legend(title="precision", fontsize=7)
     ax.set_title("speed against accuracy", fontsize=9)
-    _finish(fig)
+    _finish(fig, legend_title="precision")
     return [Figure(fig, "accuracy", "speed against the measured error: one dot per op, device, size and "
                                     "precision (its fastest variant), as in the table below.")]
 
@@ -293,7 +453,6 @@ def spmv_bars(ok):
         ax.set_xticks(np.arange(len(mats)) + 0.4 - width / 2, mats, rotation=20, ha="right", fontsize=7)
         ax.set_ylabel("GB/s")
         ax.set_title(f"SpMV {prec} on {dev}", fontsize=9)
-        ax.legend(fontsize=7)
         _finish(fig)
         out.append(Figure(fig, _slug("spmv", dev, prec),
                           f"SpMV {prec} on {dev}: each variant's fastest point per matrix; hatched: vendor libraries."))
@@ -320,7 +479,6 @@ def layouts_normalised(table):
                 ax.set_xticks(x, h["layout"], rotation=20, ha="right", fontsize=7)
                 ax.set_ylabel("time ÷ fastest layout's kernel")
                 ax.set_title(f"{op} {prec} {problem}", fontsize=9)
-                ax.legend(fontsize=6, loc="upper left", framealpha=0.7)
             _finish(fig)
             out.append(Figure(fig, _slug("layouts", dev, part),
                               f"Layouts on {dev}: per problem, each layout's kernel time (solid) and the rest "
@@ -333,15 +491,15 @@ def energy(e):
     out = []
     for (op, dev), g in e.groupby(["op", "device_label"], sort=True):
         fig, ax = plt.subplots(figsize=(6, 4))
-        for i, ((v, prec), h) in enumerate(g.groupby(["variant_id", "precision"], sort=True)):
+        style = Styles()
+        for (v, prec), h in g.groupby(["variant_id", "precision"], sort=True):
             h = rd.best_per(h, ["size_x"]).sort_values("size_x")
-            ax.plot(h["size_x"], h["per_joule"], marker=MARKERS[i % len(MARKERS)], label=f"{v} {prec}")
+            ax.plot(h["size_x"], h["per_joule"], label=f"{v} {prec}", **style(f"{v} {prec}"))
         ax.set_xscale("log", base=2)
         ax.set_xlabel(g["size_label"].iloc[0])
         ax.set_ylabel(g["energy_unit"].iloc[0])
         ax.set_title(f"{op}: energy efficiency on {dev}", fontsize=9)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
         _finish(fig)
         out.append(Figure(fig, _slug("energy", op, dev),
                           f"{op} on {dev}: work per joule (energy.gb_per_j or energy.gflop_per_j) against size."))
@@ -366,19 +524,19 @@ def pchase_latency(ok):
     pc["ns_lo"] = pc["ci95_lo_s"].astype(float).fillna(pc["median_s"].astype(float)) / loads * 1e9
     pc["ns_hi"] = pc["ci95_hi_s"].astype(float).fillna(pc["median_s"].astype(float)) / loads * 1e9
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for i, (dev, g) in enumerate(pc.groupby("device_label", sort=True)):
+    style = Styles()
+    for dev, g in pc.groupby("device_label", sort=True):
         best = g.loc[g.groupby("size_ws")["ns"].idxmin()].sort_values("size_ws")
         y = best["ns"].to_numpy(float)
         err = [np.clip(y - best["ns_lo"].to_numpy(float), 0, None), np.clip(best["ns_hi"].to_numpy(float) - y, 0, None)]
-        ax.errorbar(best["size_ws"].to_numpy(float), y, yerr=err, label=dev, marker=MARKERS[i % len(MARKERS)],
-                    markersize=4, capsize=2, linewidth=1, elinewidth=0.8)
+        ax.errorbar(best["size_ws"].to_numpy(float), y, yerr=err, label=dev, markersize=4, capsize=2, linewidth=1,
+                    elinewidth=0.8, **style(dev))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("working set (bytes)")
     ax.set_ylabel("ns per load")
     ax.set_title("pointer chase: latency against working set", fontsize=9)
     ax.grid(True, alpha=0.3)
-    _legend(ax, pc["device_label"].nunique())
     _finish(fig)
     return [Figure(fig, _slug("pchase"), "pchase: ns per dependent load against the working set, one line per "
                    "device (its fastest variant); plateaus are the cache levels and device memory "
@@ -394,17 +552,18 @@ def residual_history(df):
     if sv.empty:
         return []
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for i, (_, r) in enumerate(sv.iterrows()):
+    style = Styles()
+    for _, r in sv.iterrows():
         h = np.asarray(r["residual_history"], dtype=float)
         label = f"{r.get('method')} {r.get('precision')}{'+' + r['refine'] if isinstance(r.get('refine'), str) else ''} " \
                 f"{r.get('device')} {r.get('variant')}"
-        ax.plot(np.arange(len(h)), h, label=label, linewidth=1)
+        ax.plot(np.arange(len(h)), h, label=label, linewidth=1, markersize=3, markevery=max(1, len(h) // 10),
+                **style(label))
     ax.set_yscale("log")
     ax.set_xlabel("iteration (refinement: the inner solves in order)")
     ax.set_ylabel("||r_k|| / ||b||")
     ax.set_title("solver residual history", fontsize=9)
     ax.grid(True, alpha=0.3)
-    _legend(ax, len(sv))
     _finish(fig)
     return [Figure(fig, _slug("residual-history"), "hetbench solve: the recursively updated relative residual per "
                    "iteration (docs/solvers.md); rows thinned above 5000 entries.")]

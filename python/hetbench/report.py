@@ -8,6 +8,7 @@ or a missing package, with one line on stderr.
 import argparse
 import html
 import importlib
+import json
 import os
 import sys
 import time
@@ -40,12 +41,14 @@ from . import report_data as rd  # noqa: E402
 from .experiment import ExperimentError, read_context, read_experiments  # noqa: E402
 
 CSS = """
-body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:1200px;
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:1320px;
 padding:0 1em;color:#222;line-height:1.4}
 h1{font-size:1.6em}h2{font-size:1.25em;border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
 figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:.9em;color:#444}figcaption a{margin-left:.5em}
-table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
+details summary{cursor:pointer}details summary h3{display:inline}
+table{border-collapse:collapse;font-size:.85em;margin:.5em 0;max-width:100%}
+td{overflow-wrap:break-word}
 th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left}th{background:#f3f3f3}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 p.absent{color:#777;font-style:italic}
@@ -63,6 +66,9 @@ window.addEventListener('load', function () {
   document.body.setAttribute('data-plots', imgs.length);
   document.body.setAttribute('data-plots-loaded', ok);
   document.body.setAttribute('data-tables', document.querySelectorAll('table.data').length);
+  // Where the first plot starts in the page, for the test that it is on the first screen.
+  if (imgs.length) document.body.setAttribute('data-first-plot-top',
+      Math.round(imgs[0].getBoundingClientRect().top + window.scrollY));
 });
 </script>"""
 
@@ -93,6 +99,7 @@ class Report:
         self.out = out
         self.parts = []
         self.figures = 0
+        self.checks = {}  # per figure, what plots.figure_checks saw of it once drawn
         os.makedirs(os.path.join(out, "plots"), exist_ok=True)
 
     def section(self, title, intro=""):
@@ -110,6 +117,7 @@ class Report:
         for f in figs:
             base = os.path.join(self.out, "plots", f.name)
             f.fig.savefig(base + ".png", dpi=100)
+            self.checks[f.name] = plots.figure_checks(f.fig)
             f.fig.savefig(base + ".svg")
             plots.plt.close(f.fig)
             self.figures += 1
@@ -123,6 +131,10 @@ class Report:
                + "\n".join(self.parts) + "</body></html>\n")
         with open(os.path.join(self.out, "index.html"), "w", encoding="utf-8") as f:
             f.write(doc)
+        # What each drawn figure shows (tick labels, legends, styles), for tests and for
+        # anyone checking a report without looking at it.
+        with open(os.path.join(self.out, "plots", "checks.json"), "w", encoding="utf-8") as f:
+            json.dump(self.checks, f, indent=1)
 
 
 def experiments_table(df):
@@ -141,12 +153,12 @@ def experiments_table(df):
 
 
 def build(dirs, out):
+    """The report: first how fast each op is against the vendor libraries, then the plots,
+    then where the numbers come from (experiments, device facts) and what did not pass."""
     df = read_experiments(dirs)
     ok, left_out = rd.prepare(df)
     rep = Report(out)
-    rep.section("Experiments")
-    rep.table(experiments_table(df))
-    devices_section(rep, dirs)
+    summary_section(rep, ok)
     if left_out:
         rep.absent(f"{left_out} of {len(df)} points did not pass (failed, error or skipped) and are in no plot; "
                    "they are listed at the end.")
@@ -161,6 +173,9 @@ def build(dirs, out):
         rep.absent(f"No point passed ({len(df)} recorded): nothing to plot.")
     else:
         _plot_sections(rep, df, ok)
+    rep.section("Experiments")
+    rep.table(experiments_table(df))
+    devices_section(rep, dirs)
     if left_out:
         rep.section("Points that did not pass")
         bad = df[df["status"] != "ok"]
@@ -172,6 +187,24 @@ def build(dirs, out):
     return rep
 
 
+def summary_section(rep, ok):
+    """How fast, against what: the ratio figure, then the table behind it."""
+    rep.section("Summary", "Per device, op and precision: the fastest own variant against the fastest vendor "
+                           "library at the same problem, and the fastest own rate.")
+    table = rd.summary(ok)
+    if table.empty:
+        rep.absent("No point passed: nothing to summarise.")
+        return
+    figs = plots.summary_ratios(table)
+    if figs:
+        rep.figures_of(figs)
+    else:
+        rep.absent("No vendor library ran beside an own variant on the same device and problem: the table gives "
+                   "each op's fastest own rate.")
+    rep.table(table, "own ÷ vendor: geometric mean over the problems both ran, min and max with where the "
+                     "smallest was; best own rate: the fastest point of the op there")
+
+
 def devices_section(rep, dirs):
     """Per device: the device report's facts and the measured figures beside them."""
     rep.section("Devices", "What the API and NVML report of each device (hetbench devices --report), "
@@ -179,10 +212,12 @@ def devices_section(rep, dirs):
     reports = rd.device_reports(dirs, [read_context(d) for d in dirs])
     if not reports:
         rep.absent("No experiment.json records a device report (experiments from before the device report).")
+    # Collapsed: a device's facts run to 80 rows, which buried the plots when they came first.
     for title, facts, measured in reports:
-        rep.parts.append(f"<h3>{html.escape(title)}</h3>")
+        rep.parts.append(f"<details><summary><h3>{html.escape(title)}</h3></summary>")
         rep.table(facts, "facts (docs/memory-system.md)")
         rep.table(measured, "measured")
+        rep.parts.append("</details>")
 
 
 def _plot_sections(rep, df, ok):

@@ -52,7 +52,8 @@ def local_size(row):
 
 
 def param_columns(df):
-    return [c for c in df.columns if c.startswith("param_")]
+    # param_source_<name> (where each value came from) is the record's "param_source", not a parameter.
+    return [c for c in df.columns if c.startswith("param_") and not c.startswith("param_source_")]
 
 
 def config_label(row, columns):
@@ -170,6 +171,71 @@ def accuracy_table(ok):
         "vs D": best["rate"] / best["ref"], "u": best["precision"].map(UNIT_ROUNDOFF),
         "max rel err": _col(best, "validation_max_rel_err"),
         "err/bound": _col(best, "validation_max_err_over_bound")}).reset_index(drop=True)
+
+
+def _problem_label(row, cols):
+    """A point's problem in a few characters: the matrix or input file where it has one,
+    else its sizes as integers (a zero `soa` left out: the default storage)."""
+    if row.get("op") == "spmv":
+        return matrix_label(row)
+    parts = []
+    for c in cols:
+        v = row.get(c)
+        if c == "size_input" or v is None or (isinstance(v, float) and math.isnan(v)) or (c == "size_soa" and v == 0):
+            continue
+        parts.append(f"{c[5:]}={_fmt_num(v)}")
+    given = row.get("size_input")
+    return ",".join(parts) + (f"@{given}" if isinstance(given, str) and given else "")
+
+
+def problem_key(df):
+    """A string per point naming its problem (_problem_label)."""
+    cols = sorted(c for c in df.columns if c.startswith("size_") and c not in ("size_x", "size_label"))
+    return pd.Series([_problem_label(r, cols) for r in df.to_dict("records")], index=df.index, dtype=object)
+
+
+def summary(ok):
+    """How fast, against what: per device, op and precision, the fastest own variant (kind
+    not `library`) over the fastest vendor library at each problem both ran, as a geometric
+    mean, minimum and maximum over those problems; where no library ran, the own best rate.
+    Rows with a vendor come first, by device, op and precision."""
+    if ok.empty:
+        return pd.DataFrame()
+    kind = _col(ok, "kind", "kernel").fillna("kernel")
+    d = ok.assign(problem=problem_key(ok), own=kind != "library")
+    rows = []
+    for (dev, op, prec), g in d.groupby(["device_label", "op", "precision"], sort=True):
+        own, lib = g[g["own"]], g[~g["own"]]
+        unit = g["unit"].iloc[0]
+        row = {"device": dev, "op": op, "precision": prec}
+        if own.empty:
+            continue
+        best_own = best_per(own, ["problem"]).set_index("problem")
+        top = best_own.loc[best_own["rate"].idxmax()]
+        row.update({"best own rate": top["rate"], "unit": unit, "at": top.name,
+                    "own variant": f"{top['variant_id']} {top['config']}".strip()})
+        if not lib.empty:
+            best_lib = best_per(lib, ["problem"]).set_index("problem")
+            both = best_own.index.intersection(best_lib.index)
+            if len(both):
+                r = (best_own.loc[both, "rate"] / best_lib.loc[both, "rate"]).astype(float)
+                worst = r.idxmin()
+                row.update({"problems": len(both), "own ÷ vendor (geomean)": float(np.exp(np.log(r).mean())),
+                            "min": float(r.min()), "max": float(r.max()), "min at": worst,
+                            "vendor": ", ".join(sorted(best_lib.loc[both, "variant_id"].unique()))})
+        rows.append(row)
+    if not rows:
+        return pd.DataFrame()
+    t = pd.DataFrame(rows)
+    for c in ("problems", "own ÷ vendor (geomean)", "min", "max", "min at", "vendor"):
+        if c not in t:
+            t[c] = np.nan
+    t["vendor"] = t["vendor"].fillna("none ran")
+    t = t.assign(_has=t["own ÷ vendor (geomean)"].notna()).sort_values(["_has", "device", "op", "precision"],
+                                                                         ascending=[False, True, True, True])
+    cols = ["device", "op", "precision", "own ÷ vendor (geomean)", "min", "max", "problems", "vendor", "min at",
+            "own variant", "best own rate", "unit", "at"]
+    return t[cols].reset_index(drop=True)
 
 
 def spmv_table(ok):
