@@ -188,5 +188,23 @@ TEST(CeilingsMath, RooflineTakesTheSlowerOfComputeAndMemory) {
   EXPECT_FALSE(roofline_pct(c, Precision::S, 0, 0, 1.0));
 }
 
+// DF and DD are judged against their own peak: a double-word multiply-add is at least 16
+// word instructions (op_counts::mad_sloppy), so the S (D) FMA peak / 16 in DF (DD) flops.
+// Before, a DF GEMM at 6 % of that peak showed as 1.0 % of the S peak.
+TEST(CeilingsMath, DoubleWordsAreJudgedAgainstTheirOwnPeak) {
+  Ceilings c;
+  c.copy = CeilingValue{100, "x", {}, {}, "S"};
+  c.peak_s = CeilingValue{1600, "y", {}, {}, "S"};
+  c.peak_d = CeilingValue{800, "z", {}, {}, "D"};
+  EXPECT_NEAR(*c.peak_gflops(Precision::DF), 100, 1e-9);
+  EXPECT_NEAR(*c.peak_gflops(Precision::DD), 50, 1e-9);
+  EXPECT_FALSE(c.peak_gflops(Precision::I32));
+  // 1e11 DF flops at 100 GFLOP/s: a 1 s floor, measured 2 s.
+  EXPECT_NEAR(*roofline_pct(c, Precision::DF, 1e11, 1e6, 2.0), 50, 1e-9);
+  EXPECT_NEAR(*roofline_pct(c, Precision::DD, 1e11, 1e6, 4.0), 50, 1e-9);
+  c.peak_d.reset();
+  EXPECT_FALSE(c.peak_gflops(Precision::DD));
+}
+
 }  // namespace
 }  // namespace hetbench

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "util/cache.hpp"
+#include "hetbench/dfdd.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/observer.hpp"
 
@@ -52,8 +53,17 @@ std::string identity(const DeviceInfo& d) {
 }  // namespace
 
 std::optional<double> Ceilings::peak_gflops(Precision p) const {
-  const auto& v = (p == Precision::S || p == Precision::DF) ? peak_s : peak_d;
-  return v ? std::optional<double>(v->value) : std::nullopt;
+  switch (p) {
+    case Precision::S: return peak_s ? std::optional<double>(peak_s->value) : std::nullopt;
+    case Precision::D: return peak_d ? std::optional<double>(peak_d->value) : std::nullopt;
+    // A double-word multiply-add costs at least op_counts::mad_sloppy.ops() (16) word
+    // instructions, each at most one FMA issue (Mukunoki & Imamura), and counts 2 flops
+    // like a word FMA: the peak of the precision's own flops is the word peak / 16.
+    case Precision::DF: return peak_s ? std::optional<double>(peak_s->value / op_counts::mad_sloppy.ops()) : std::nullopt;
+    case Precision::DD: return peak_d ? std::optional<double>(peak_d->value / op_counts::mad_sloppy.ops()) : std::nullopt;
+    case Precision::I32: return std::nullopt;  // no integer peak is measured
+  }
+  return std::nullopt;
 }
 
 nlohmann::json to_json(const Ceilings& c) {

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "backends/nvidia/nvml.hpp"
+#include "hetbench/energy.hpp"
 #include "hetbench/observer.hpp"
 
 namespace hetbench {
@@ -27,11 +28,6 @@ namespace hetbench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double window_ms() {
-  const char* e = std::getenv("HETBENCH_ENERGY_MS");
-  return e && *e ? std::atof(e) : 250.0;
-}
 
 bool read_counter(nvml::Device h, unsigned long long& mj) {
   const auto* a = nvml::api();
@@ -42,6 +38,7 @@ class NvmlEnergy final : public PointObserver {
  public:
   void begin(Device& dev, const Problem&, const ObserveOptions& opts) override {
     state_ = State{};
+    if (dev.info().type == "cpu") return;  // a CPU's energy is RAPL's (backends/host/energy_rapl.cpp)
     state_.window = opts.energy_window;
     auto [h, why] = nvml::device_for(dev.info());
     if (!h) return;
@@ -65,9 +62,10 @@ class NvmlEnergy final : public PointObserver {
   }
 
   void end(Device& dev, const Problem& prob, PointRecord& rec, const std::function<void()>& run_once) override {
+    if (dev.info().type == "cpu") return;
     auto& energy = rec.observed.energy;
     auto [h, why] = nvml::device_for(dev.info());
-    const double need_ms = window_ms();
+    const double need_ms = energy_window_ms();
     if (h && need_ms <= 0) why = "disabled (HETBENCH_ENERGY_MS=0)";
     if (!h || need_ms <= 0) {
       energy = {{"available", false}, {"reason", why}};
@@ -79,8 +77,8 @@ class NvmlEnergy final : public PointObserver {
       // energy of one repetition is the average power times its mean time.
       const double watts = s.timed_j / s.timed_wall;
       const double per_rep = watts * s.timed_measured / static_cast<double>(s.timed_reps);
-      energy = summary(prob, watts, per_rep, s.timed_reps, s.timed_wall, "timed-reps",
-                       "nvmlDeviceGetTotalEnergyConsumption counter read before and after the timed repetitions");
+      energy = energy_summary(prob, watts, per_rep, s.timed_reps, s.timed_wall, "timed-reps",
+                              "nvmlDeviceGetTotalEnergyConsumption counter read before and after the timed repetitions");
       energy["duty_cycle"] = s.timed_measured / s.timed_wall;
     } else if (s.window) {
       energy = window(dev, h, prob, rec, run_once, need_ms);
@@ -107,19 +105,6 @@ class NvmlEnergy final : public PointObserver {
     double timed_j = 0, timed_wall = 0, timed_measured = 0;
     std::size_t timed_reps = 0;
   } state_;
-
-  static nlohmann::json summary(const Problem& prob, double watts, double per_rep_j, std::size_t reps, double seconds,
-                                const char* source, const char* method) {
-    return {{"available", true},
-            {"avg_power_w", watts},
-            {"energy_per_rep_j", per_rep_j},
-            {"gflop_per_j", prob.flops / per_rep_j * 1e-9},
-            {"gb_per_j", prob.min_bytes / per_rep_j * 1e-9},
-            {"reps", reps},
-            {"seconds", seconds},
-            {"source", source},
-            {"method", method}};
-  }
 
   // --energy on a short point: the work back to back for at least need_ms, power and
   // clocks sampled every 10 ms meanwhile.
@@ -148,19 +133,9 @@ class NvmlEnergy final : public PointObserver {
     });
     unsigned long long e0 = 0, e1 = 0;
     bool counter = read_counter(h, e0);
-    const auto t0 = Clock::now();
-    double elapsed = 0;
-    std::size_t count = 0;
-    // Batches of ~50 ms keep the queue full while bounding the overshoot.
-    const double batch_s = std::min(0.05, need_ms * 1e-3);
-    const auto batch = static_cast<std::size_t>(std::clamp(std::ceil(batch_s / std::max(seconds, 1e-7)), 1.0, 1e5));
+    BackToBack b;
     try {
-      while (elapsed * 1e3 < need_ms) {
-        for (std::size_t i = 0; i < batch; ++i) run_once();
-        dev.finish();
-        count += batch;
-        elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
-      }
+      b = run_back_to_back(dev, run_once, seconds, need_ms);
     } catch (...) {
       stop = true;
       sampler.join();
@@ -169,15 +144,17 @@ class NvmlEnergy final : public PointObserver {
     counter = counter && read_counter(h, e1) && e1 > e0;
     stop = true;
     sampler.join();
+    const double elapsed = b.seconds;
+    const std::size_t count = b.reps;
 
     double avg_sampled = 0;
     for (double w : watts) avg_sampled += w;
     if (!watts.empty()) avg_sampled /= static_cast<double>(watts.size());
     const double joules = counter ? (e1 - e0) * 1e-3 : avg_sampled * elapsed;
     if (joules <= 0) return {{"available", false}, {"reason", "NVML reported no power or energy for this device"}};
-    auto j = summary(prob, joules / elapsed, joules / static_cast<double>(count), count, elapsed, "window",
-                     counter ? "nvmlDeviceGetTotalEnergyConsumption counter over back-to-back reps"
-                             : "nvmlDeviceGetPowerUsage sampled every 10 ms x wall time");
+    auto j = energy_summary(prob, joules / elapsed, joules / static_cast<double>(count), count, elapsed, "window",
+                            counter ? "nvmlDeviceGetTotalEnergyConsumption counter over back-to-back reps"
+                                    : "nvmlDeviceGetPowerUsage sampled every 10 ms x wall time");
     if (!watts.empty()) j["sampled_power_w"] = avg_sampled;
     if (sm_max > 0) j["sm_clock_mhz"] = {{"min", sm_min}, {"max", sm_max}};
     if (mem_max > 0) j["mem_clock_mhz"] = {{"min", mem_min}, {"max", mem_max}};
