@@ -31,7 +31,7 @@ double column_reach(const nlohmann::json& f) {
   return cols > 0 ? feature_or_zero(f, "bandwidth") / cols : 0;
 }
 
-// The row-length statistics decide which kernel wins (docs/performance.md), so they are
+// The row-length statistics decide which kernel wins (docs/performance-log.md), so they are
 // the coordinates, next to the number of rows. Which kernel wins follows the row lengths
 // far more than the number of rows, which counts a quarter (measured on the H200: a
 // matrix of 2M rows of 20 random columns is nearer 1M rows of 8 than 2M rows of a 9-wide

@@ -1,7 +1,7 @@
 // What SpMV tells the tuning layer (hetbench/op_rules.hpp, docs/tuning-db.md): its
 // problem classes (row-length statistics), the kernel order of `--variant auto` and the
 // parameter rules of its kernels. The thresholds come from the per-matrix winners measured
-// on the H200 (docs/performance.md): merge wins on skewed rows, scalar on short even rows,
+// on the H200 (docs/performance-log.md): merge wins on skewed rows, scalar on short even rows,
 // vector on long even rows and on rows of scattered columns.
 #pragma once
 

@@ -2,7 +2,7 @@
 // dw_refine.k): b, x and r stay in device buffers, the right-hand side and the correction
 // are read and written in the inner solve's own vectors, and only the norm's per-group
 // partial sums cross to the host between the steps. A 7-million-row Poisson system moved
-// about 110 MB each way per step through the host before (docs/performance.md).
+// about 110 MB each way per step through the host before (docs/performance-log.md).
 #pragma once
 
 #include <memory>
