@@ -361,11 +361,17 @@ std::string point_name(const Plan& plan, const PlannedPoint& p) {
 
 namespace {
 
-// The pattern without its '-' (negation) as a regex; `where` names it in errors.
-std::regex filter_regex(const std::string& pattern, const std::string& where) {
-  const std::string body = !pattern.empty() && pattern[0] == '-' ? pattern.substr(1) : pattern;
+// A --filter pattern: the regex of its body and whether a leading '-' negates it; `where`
+// names the pattern in errors.
+struct Filter {
+  std::regex re;
+  bool negate = false;
+};
+
+Filter parse_filter(const std::string& pattern, const std::string& where) {
+  const bool negate = !pattern.empty() && pattern[0] == '-';
   try {
-    return std::regex(body, std::regex::ECMAScript);
+    return {std::regex(negate ? pattern.substr(1) : pattern, std::regex::ECMAScript), negate};
   } catch (const std::regex_error& err) {
     throw Error(fmt::format("{} '{}': not a regular expression ({})", where, pattern, err.what()));
   }
@@ -373,17 +379,16 @@ std::regex filter_regex(const std::string& pattern, const std::string& where) {
 
 }  // namespace
 
-void check_filter(const std::string& pattern, const std::string& where) { (void)filter_regex(pattern, where); }
+void check_filter(const std::string& pattern, const std::string& where) { (void)parse_filter(pattern, where); }
 
 void filter_points(Plan& plan, const std::string& pattern) {
-  const std::regex re = filter_regex(pattern, "--filter");
-  const bool negate = !pattern.empty() && pattern[0] == '-';
+  const Filter f = parse_filter(pattern, "--filter");
   std::vector<PlannedPoint> kept;
   std::string examples;  // two names it left out, for the error
   int shown = 0;
   for (auto& p : plan.points) {
     const std::string n = point_name(plan, p);
-    if (std::regex_search(n, re) != negate) kept.push_back(std::move(p));
+    if (std::regex_search(n, f.re) != f.negate) kept.push_back(std::move(p));
     else if (shown++ < 2) examples += (examples.empty() ? "" : ", ") + n;
   }
   // Nothing planned at all is the planner's to say, not the filter's.

@@ -186,6 +186,10 @@ Experiment experiment_from_file(const std::string& path) {
   return e;
 }
 
+// The experiment's own keys of a spec, beside its runs (or beside the one run it is):
+// "targets" are `hetbench check`'s (engine/query.hpp), "filter" narrows the plan.
+constexpr const char* kExperimentKeys[] = {"name", "description", "seed", "runs", "best_only", "targets", "filter"};
+
 Experiment experiment_from_json(const nlohmann::json& j, const std::string& path) {
   if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", path));
   Experiment e;
@@ -215,10 +219,8 @@ Experiment experiment_from_json(const nlohmann::json& j, const std::string& path
     // misspelt one ("repz") would otherwise leave every run on its default, silently.
     for (auto it = j.begin(); it != j.end(); ++it) {
       const auto& k = it.key();
-      const bool own = k == "name" || k == "description" || k == "seed" || k == "best_only" || k == "targets" ||
-                       k == "filter" ||
-                       k == "runs" || k == "devices" || k == "precisions" || k == "variants" ||
-                       std::find(std::begin(kMeasureKeys), std::end(kMeasureKeys), k) != std::end(kMeasureKeys);
+      auto in = [&](const auto& keys) { return std::find(std::begin(keys), std::end(keys), k) != std::end(keys); };
+      const bool own = in(kExperimentKeys) || k == "devices" || k == "precisions" || k == "variants" || in(kMeasureKeys);
       if (!own) bad(path, k, "unknown key");
     }
     if (!j["runs"].is_array() || j["runs"].empty()) bad(path, "runs", "expected a non-empty array of runs");
@@ -230,8 +232,7 @@ Experiment experiment_from_json(const nlohmann::json& j, const std::string& path
     }
   } else {
     auto run = j;
-    // "targets" are `hetbench check`'s (engine/query.hpp), not the run's.
-    for (const char* k : {"name", "description", "seed", "runs", "best_only", "targets", "filter"}) run.erase(k);
+    for (const char* k : kExperimentKeys) run.erase(k);
     e.runs.push_back(run_spec_from_json(run, path));
   }
   return e;
