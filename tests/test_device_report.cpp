@@ -131,6 +131,15 @@ TEST_F(DeviceReport, CudaFactsWhereThereIsAGpu) {
   // NVML's lines are there with a value or the reason.
   for (const char* k : {"link.pcie_gen_current", "link.pcie_width_max", "power.limit_w", "power.enforced_limit_w"})
     EXPECT_TRUE(r["values"].contains(k)) << k;
+  // The sections of `nvidia-smi -q` the issue names: supported clocks, ECC counters,
+  // retired pages (remapped rows on Hopper), P-state, temperatures, throttle reasons.
+  for (const char* k : {"clocks.sm_supported_mhz", "clocks.mem_supported_mhz", "health.pstate", "health.clock_event_reasons",
+                        "health.ecc_corrected_volatile", "health.ecc_uncorrected_aggregate", "health.retired_pages_dbe",
+                        "health.remapped_rows", "power.temp_slowdown_c", "power.temp_shutdown_c", "power.temperature_c"})
+    EXPECT_TRUE(r["values"].contains(k)) << k;
+  if (r["values"]["health.pstate"].is_string()) EXPECT_EQ(r["values"]["health.pstate"].get<std::string>()[0], 'P');
+  if (r["values"]["clocks.sm_supported_mhz"].is_object())
+    EXPECT_LE(r["values"]["clocks.sm_supported_mhz"]["max"].get<double>(), number(r, "clocks.sm_max_mhz") + 1);
   EXPECT_GT(number(r, "peaks.memory_gbs"), 0);
 }
 

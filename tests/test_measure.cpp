@@ -382,6 +382,10 @@ TEST(MeasureCuda, ClocksAndEnergyFromTheTimedRepetitions) {
     }
     EXPECT_EQ(t["sm_clock_mhz"].size(), t["samples"].size());
     EXPECT_EQ(t["throttled"].size(), t["samples"].size());
+    EXPECT_EQ(t["power_w"].size(), t["samples"].size());
+    EXPECT_EQ(t["temperature_c"].size(), t["samples"].size());
+    EXPECT_GT(t["power_w"][0].get<double>(), 0);
+    EXPECT_GT(t["temperature_c"][0].get<unsigned>(), 0u);
     EXPECT_LE(t["throttled_samples"].get<std::size_t>(), t["samples"].size());
     EXPECT_EQ(e["source"], "timed-reps") << e.dump();
     EXPECT_GT(e["energy_per_rep_j"].get<double>(), 0) << e.dump();

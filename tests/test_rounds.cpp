@@ -206,6 +206,38 @@ TEST(Rounds, CompareWidensItsThresholdOnlyToARecordedWiderSpread) {
   EXPECT_DOUBLE_EQ(recorded_round_spread(nlohmann::json{{"status", "ok"}}), 0);
 }
 
+// A record whose GPU throttled ran its repetitions at different clocks: compare judges
+// the pair against that clock range (max/min - 1 of the per-sample SM clocks) as against
+// a round spread, and says so; an unthrottled record's clock wobble changes nothing.
+TEST(Rounds, AThrottledRecordIsJudgedAgainstItsClockRange) {
+  const auto seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  std::mt19937_64 rng(seed);
+  const double t = 0.02;
+  auto clocks = [](nlohmann::json r, std::vector<unsigned> mhz, int throttled) {
+    r["timing"]["sm_clock_mhz"] = mhz;
+    r["timing"]["throttled_samples"] = throttled;
+    return r;
+  };
+  const auto ref = record(rng, 1e-3, 0.0);
+  // 3.5 % slower with clocks from 1980 down to 1875 MHz (5.6 %) while throttled: same.
+  auto cand = clocks(record(rng, 1.035e-3, 0.0), {1980, 1920, 1875, 1980}, 2);
+  EXPECT_NEAR(recorded_throttle_spread(cand), 1980.0 / 1875 - 1, 1e-12);
+  auto j = judge_records(ref, cand, t);
+  EXPECT_EQ(j.verdict, Verdict::same) << j.why;
+  EXPECT_EQ(j.threshold_from, "candidate throttled: its clock range");
+  EXPECT_NEAR(j.threshold, 1980.0 / 1875 - 1, 1e-12);
+  // The same clocks without a throttle mark: the threshold stays, and the pair is slower.
+  j = judge_records(ref, clocks(record(rng, 1.035e-3, 0.0), {1980, 1920, 1875, 1980}, 0), t);
+  EXPECT_EQ(j.verdict, Verdict::slower);
+  EXPECT_EQ(j.threshold_from, "--threshold");
+  // The reference throttled; unread clocks (0) are left out of the range.
+  j = judge_records(clocks(record(rng, 1e-3, 0.0), {0, 1980, 1830}, 1), record(rng, 0.97e-3, 0.0), t);
+  EXPECT_EQ(j.verdict, Verdict::same);
+  EXPECT_EQ(j.threshold_from, "reference throttled: its clock range");
+  EXPECT_DOUBLE_EQ(recorded_throttle_spread(nlohmann::json{{"status", "ok"}}), 0);
+}
+
 // A spread wider than --max-threshold (default 25 %) would make nearly anything `same`:
 // such a pair is ambiguous and says why; a clear gap beyond it is still a verdict.
 TEST(Rounds, ASameOnATooWideThresholdIsAmbiguous) {

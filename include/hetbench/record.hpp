@@ -66,11 +66,18 @@ struct PointTiming {
   bool cold_cache = false;            // the last-level cache flushed before each repetition
   std::uint64_t flush_bytes = 0;      // bytes written to flush it
   // Per-sample marks from observers, parallel to samples or empty: the SM clock after
-  // the repetition (MHz, 0 where unread) and whether the GPU was throttled then, with
-  // the reasons seen over the point.
+  // the repetition (MHz, 0 where unread), the board's power draw (W, 0 where unread) and
+  // GPU temperature (C) then, and whether the GPU was throttled then, with the reasons
+  // seen over the point. On CPUs: the mean frequency of the CPUs then (MHz, from cpufreq)
+  // and the frequency governors seen over the point.
   std::vector<unsigned> sm_clock_mhz;
+  std::vector<double> power_w;
+  std::vector<unsigned> temperature_c;
   std::vector<std::uint8_t> throttled;
   std::vector<std::string> throttle_reasons;
+  std::vector<unsigned> cpu_clock_mhz;
+  std::vector<std::string> cpu_governors;
+  std::string cpu_clock_why;  // why cpu_clock_mhz is empty on a CPU device (one line)
   // Rounds (StoppingTargets::rounds): how many samples each took (consecutive slices of
   // samples) and how many ran on buffers allocated for them (the first round uses the
   // point's own; a round whose allocation failed stays on the previous ones).

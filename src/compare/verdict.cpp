@@ -94,12 +94,34 @@ double recorded_round_spread(const nlohmann::json& rec) {
   return s.is_number() && std::isfinite(s.get<double>()) && s.get<double>() > 0 ? s.get<double>() : 0;
 }
 
+double recorded_throttle_spread(const nlohmann::json& rec) {
+  if (!rec.contains("timing")) return 0;
+  const auto& t = rec["timing"];
+  if (t.value("throttled_samples", 0) <= 0 || !t.contains("sm_clock_mhz")) return 0;
+  double lo = 0, hi = 0;
+  for (const auto& x : t["sm_clock_mhz"]) {
+    const double mhz = x.is_number() ? x.get<double>() : 0;
+    if (mhz <= 0) continue;
+    lo = lo == 0 ? mhz : std::min(lo, mhz);
+    hi = std::max(hi, mhz);
+  }
+  return lo > 0 ? hi / lo - 1 : 0;
+}
+
 Judgement judge_records(const nlohmann::json& ref, const nlohmann::json& cand, double threshold, double most) {
-  const double sr = recorded_round_spread(ref), sc = recorded_round_spread(cand);
-  const double t = std::max({threshold, sr, sc});
+  // A throttled record's repetitions ran at different clocks: a difference within that
+  // range is no more evidence than one within the spread between placements.
+  const std::pair<double, const char*> widen[] = {{recorded_round_spread(ref), "reference's round spread"},
+                                                  {recorded_round_spread(cand), "candidate's round spread"},
+                                                  {recorded_throttle_spread(ref), "reference throttled: its clock range"},
+                                                  {recorded_throttle_spread(cand), "candidate throttled: its clock range"}};
+  double t = threshold;
+  std::string from = "--threshold";
+  for (const auto& [spread, name] : widen)
+    if (spread > t) t = spread, from = name;
   Judgement j = judge(recorded_timing(ref), recorded_timing(cand), t);
   j.threshold = t;
-  if (t > threshold) j.threshold_from = sr >= sc ? "reference's round spread" : "candidate's round spread";
+  j.threshold_from = from;
   if (j.verdict == Verdict::same && t > most) {
     j.verdict = Verdict::ambiguous;
     j.why = fmt::format("{}, but the threshold {:.2f}% ({}) is above --max-threshold {:g}%: too noisy to call the same",

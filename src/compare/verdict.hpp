@@ -48,7 +48,12 @@ Judgement judge(const std::optional<MedianInterval>& ref, const std::optional<Me
 // The spread between a record's rounds (timing.round_spread, docs/measurement.md): how
 // far its per-placement medians are apart; 0 for a record of one round or none.
 double recorded_round_spread(const nlohmann::json& rec);
-// judge() of two records with the threshold max(threshold, both round spreads): a
+// The clock range of a record that throttled (timing.throttled_samples > 0, NVIDIA):
+// max/min − 1 of its per-sample SM clocks, how far apart the clocks its repetitions ran at
+// were; 0 for a record that did not throttle or has no clocks.
+double recorded_throttle_spread(const nlohmann::json& rec);
+// judge() of two records with the threshold max(threshold, both round spreads, both
+// throttle spreads): a
 // difference no larger than what moving the buffers alone produced in one of the two
 // measurements is not evidence of a change (docs/compare.md). Where that widened threshold
 // exceeds `most` (--max-threshold), `same` says only that the noise hides any difference

@@ -12,8 +12,8 @@ namespace hetbench {
 
 namespace {
 
-const char* const kSectionOrder[] = {"device", "compute", "clocks", "memory", "isa",
-                                     "link",   "power",   "modes",  "software", "peaks"};
+const char* const kSectionOrder[] = {"device", "compute", "clocks", "memory",   "isa",  "link",
+                                     "power",  "health",  "modes",  "software", "peaks"};
 
 std::string bytes_text(double b) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -31,7 +31,16 @@ std::string value_text(const nlohmann::json& f) {
   if (v.is_array()) {
     if (v.size() > 8) return fmt::format("{} entries (see --json)", v.size());
     std::string s;
-    for (const auto& x : v) s += (s.empty() ? "" : " x ") + (x.is_string() ? x.get<std::string>() : x.dump());
+    for (const auto& x : v) s += (s.empty() ? "" : x.is_string() ? ", " : " x ") + (x.is_string() ? x.get<std::string>() : x.dump());
+    return s;
+  }
+  if (v.is_object()) {  // a span of values ({min, max, count}), or named parts
+    if (v.contains("min") && v.contains("max") && v.contains("count"))
+      return fmt::format("{}-{} {} ({} values)", v["min"].dump(), v["max"].dump(), unit, v["count"].dump());
+    std::string s;
+    for (auto it = v.begin(); it != v.end(); ++it)
+      s += fmt::format("{}{} {}", s.empty() ? "" : ", ", it.key(),
+                       it->is_boolean() ? (it->get<bool>() ? "yes" : "no") : it->dump());
     return s;
   }
   if (unit == "bytes") return bytes_text(v.get<double>());

@@ -60,7 +60,7 @@ nlohmann::json merge_executions(const std::vector<nlohmann::json>& records) {
     fresh += ti.value("fresh_buffer_rounds", 0) + (i > 0 ? 1 : 0);
     for (const auto& x : ti.value("throttle_reasons", nlohmann::json::array())) reasons.insert(x.get<std::string>());
     if (i > 0) {
-      concat_marks(t, ti, "sm_clock_mhz");
+      for (const char* k : {"sm_clock_mhz", "power_w", "temperature_c", "cpu_clock_mhz"}) concat_marks(t, ti, k);
       concat_marks(t, ti, "throttled");
       t["stop"] = ti.value("stop", t.value("stop", ""));
     }

@@ -84,6 +84,11 @@ nlohmann::json to_json(const PointTiming& t) {
     j["fresh_buffer_rounds"] = t.fresh_buffer_rounds;
   }
   if (!t.sm_clock_mhz.empty()) j["sm_clock_mhz"] = t.sm_clock_mhz;
+  if (!t.power_w.empty()) j["power_w"] = t.power_w;
+  if (!t.temperature_c.empty()) j["temperature_c"] = t.temperature_c;
+  if (!t.cpu_clock_mhz.empty()) j["cpu_clock_mhz"] = t.cpu_clock_mhz;
+  if (!t.cpu_governors.empty()) j["cpu_governors"] = t.cpu_governors;
+  if (!t.cpu_clock_why.empty()) j["cpu_clock_why"] = t.cpu_clock_why;
   if (!t.throttled.empty()) {
     j["throttled"] = t.throttled;
     j["throttled_samples"] = std::count(t.throttled.begin(), t.throttled.end(), 1);

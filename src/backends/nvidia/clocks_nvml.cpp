@@ -1,6 +1,6 @@
-// The SM clock and the throttle state of NVIDIA GPUs after every timed repetition, through
-// NVML, as nvbench's cold measurement reads the clock per sample (NVIDIA/nvbench,
-// nvbench/detail/measure_cold.cu). A sample is marked throttled when NVML gives a
+// The SM clock, board power, temperature and the throttle state of NVIDIA GPUs after every
+// timed repetition, through NVML, as nvbench's cold measurement reads the clock per sample
+// (NVIDIA/nvbench, nvbench/detail/measure_cold.cu). A sample is marked throttled when NVML gives a
 // reason that is a slowdown (power cap, thermal, hardware slowdown, power brake, sync
 // boost), not a setting (idle, application or display clocks). Nothing is marked where
 // NVML or the call is missing.
@@ -14,11 +14,6 @@ namespace hetbench {
 
 namespace {
 
-constexpr std::pair<std::uint64_t, const char*> kReasonNames[] = {
-    {nvml::kReasonSwPowerCap, "sw_power_cap"},         {nvml::kReasonHwSlowdown, "hw_slowdown"},
-    {nvml::kReasonSyncBoost, "sync_boost"},            {nvml::kReasonSwThermal, "sw_thermal_slowdown"},
-    {nvml::kReasonHwThermal, "hw_thermal_slowdown"},   {nvml::kReasonHwPowerBrake, "hw_power_brake_slowdown"}};
-
 class NvmlClocks final : public PointObserver {
  public:
   void sample(Device& dev, PointTiming& t) override {
@@ -29,13 +24,21 @@ class NvmlClocks final : public PointObserver {
       unsigned mhz = 0;
       t.sm_clock_mhz.push_back(a->DeviceGetClockInfo(h, nvml::kClockSM, &mhz) == nvml::kSuccess ? mhz : 0);
     }
+    if (a->DeviceGetPowerUsage) {
+      unsigned mw = 0;
+      t.power_w.push_back(a->DeviceGetPowerUsage(h, &mw) == nvml::kSuccess ? mw * 1e-3 : 0.0);
+    }
+    if (a->DeviceGetTemperature) {
+      unsigned c = 0;
+      t.temperature_c.push_back(a->DeviceGetTemperature(h, 0, &c) == nvml::kSuccess ? c : 0);
+    }
     if (a->DeviceGetCurrentClocksEventReasons) {
       unsigned long long bits = 0;
       if (a->DeviceGetCurrentClocksEventReasons(h, &bits) != nvml::kSuccess) bits = 0;
       t.throttled.push_back((bits & nvml::kThrottleReasons) != 0);
-      for (auto [bit, name] : kReasonNames)
-        if ((bits & bit) && std::find(t.throttle_reasons.begin(), t.throttle_reasons.end(), name) == t.throttle_reasons.end())
-          t.throttle_reasons.emplace_back(name);
+      for (auto& name : nvml::throttle_reason_names(bits))
+        if (std::find(t.throttle_reasons.begin(), t.throttle_reasons.end(), name) == t.throttle_reasons.end())
+          t.throttle_reasons.push_back(std::move(name));
     }
   }
 };

@@ -75,6 +75,16 @@ Loaded load() {
   load_sym(a.DeviceGetTemperature, "nvmlDeviceGetTemperature");
   load_sym(a.DeviceGetVbiosVersion, "nvmlDeviceGetVbiosVersion");
   load_sym(a.SystemGetDriverVersion, "nvmlSystemGetDriverVersion");
+  load_sym(a.DeviceGetPerformanceState, "nvmlDeviceGetPerformanceState");
+  load_sym(a.DeviceGetTotalEccErrors, "nvmlDeviceGetTotalEccErrors");
+  load_sym(a.DeviceGetRetiredPages, "nvmlDeviceGetRetiredPages");
+  load_sym(a.DeviceGetRetiredPagesPendingStatus, "nvmlDeviceGetRetiredPagesPendingStatus");
+  load_sym(a.DeviceGetRemappedRows, "nvmlDeviceGetRemappedRows");
+  load_sym(a.DeviceGetSupportedMemoryClocks, "nvmlDeviceGetSupportedMemoryClocks");
+  load_sym(a.DeviceGetSupportedGraphicsClocks, "nvmlDeviceGetSupportedGraphicsClocks");
+  load_sym(a.DeviceGetTemperatureThreshold, "nvmlDeviceGetTemperatureThreshold");
+  load_sym(a.DeviceSetGpuLockedClocks, "nvmlDeviceSetGpuLockedClocks");
+  load_sym(a.DeviceResetGpuLockedClocks, "nvmlDeviceResetGpuLockedClocks");
   if (!a.DeviceGetHandleByPciBusId || !a.DeviceGetPowerUsage) {
     l.why = "NVML unavailable: libnvidia-ml.so.1 lacks nvmlDeviceGetHandleByPciBusId_v2 or nvmlDeviceGetPowerUsage";
     return l;
@@ -89,6 +99,17 @@ const Api* api(std::string* why) {
   static const Loaded l = load();
   if (!l.ok && why) *why = l.why;
   return l.ok ? &l.api : nullptr;
+}
+
+std::vector<std::string> throttle_reason_names(std::uint64_t bits) {
+  static constexpr std::pair<std::uint64_t, const char*> kNames[] = {
+      {kReasonSwPowerCap, "sw_power_cap"},       {kReasonHwSlowdown, "hw_slowdown"},
+      {kReasonSyncBoost, "sync_boost"},          {kReasonSwThermal, "sw_thermal_slowdown"},
+      {kReasonHwThermal, "hw_thermal_slowdown"}, {kReasonHwPowerBrake, "hw_power_brake_slowdown"}};
+  std::vector<std::string> out;
+  for (auto [bit, name] : kNames)
+    if (bits & bit) out.emplace_back(name);
+  return out;
 }
 
 std::string error(Return r) {

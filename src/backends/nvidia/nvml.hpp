@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "hetbench/device.hpp"
 
@@ -49,7 +50,27 @@ struct Api {
   Return (*DeviceGetTemperature)(Device, int, unsigned*) = nullptr;   // sensor 0: the GPU die, deg C
   Return (*DeviceGetVbiosVersion)(Device, char*, unsigned) = nullptr;
   Return (*SystemGetDriverVersion)(char*, unsigned) = nullptr;
+  // Health, as `nvidia-smi -q` shows it (ECC errors, retired pages, remapped rows,
+  // performance state, supported clocks, temperature thresholds).
+  Return (*DeviceGetPerformanceState)(Device, int*) = nullptr;  // nvmlPstates_t: 0 = P0
+  Return (*DeviceGetTotalEccErrors)(Device, int, int, unsigned long long*) = nullptr;  // error type, counter type
+  Return (*DeviceGetRetiredPages)(Device, int, unsigned*, unsigned long long*) = nullptr;  // cause, count, addresses
+  Return (*DeviceGetRetiredPagesPendingStatus)(Device, int*) = nullptr;
+  Return (*DeviceGetRemappedRows)(Device, unsigned*, unsigned*, unsigned*, unsigned*) = nullptr;
+  Return (*DeviceGetSupportedMemoryClocks)(Device, unsigned*, unsigned*) = nullptr;          // count, MHz
+  Return (*DeviceGetSupportedGraphicsClocks)(Device, unsigned, unsigned*, unsigned*) = nullptr;  // mem MHz, count, MHz
+  Return (*DeviceGetTemperatureThreshold)(Device, int, unsigned*) = nullptr;  // nvmlTemperatureThresholds_t
+  // Clock control (--lock-clocks; clock_lock.cpp), root or the driver's setting.
+  Return (*DeviceSetGpuLockedClocks)(Device, unsigned, unsigned) = nullptr;  // min, max MHz
+  Return (*DeviceResetGpuLockedClocks)(Device) = nullptr;
 };
+
+// NVML return codes the callers tell apart (nvmlReturn_t).
+constexpr Return kErrorNotSupported = 3, kErrorNoPermission = 4, kErrorInsufficientSize = 7;
+
+// The names `nvidia-smi -q` gives the slowdown reasons among `bits` (kThrottleReasons only),
+// in bit order.
+std::vector<std::string> throttle_reason_names(std::uint64_t bits);
 
 // The loaded and initialised API, or nullptr with `why` set (one line).
 const Api* api(std::string* why = nullptr);
