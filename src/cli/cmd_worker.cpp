@@ -25,10 +25,14 @@ void add_isolation(CLI::App* sub, Isolation& iso, bool by_default) {
   sub->add_option("--point-timeout", iso.timeout,
                   "seconds a point's kernel runs may take before its worker process is killed and the point recorded "
                   "as timeout; implies --isolate (default: from the point's expected time, at least 30)");
+  sub->add_option("--lock-clocks", iso.lock_clocks,
+                  "lock the SM clock of every NVIDIA GPU used at max, base or MHz for the experiment and give it back "
+                  "at its end (NVML; root or a driver that allows it)");
 }
 
 void Isolation::apply(const CLI::App* sub, Experiment& e) const {
   e.isolate = on;
+  e.lock_clocks = lock_clocks;
   std::string needs;  // the first option given that only a worker process can honour
   if (sub->count("--point-timeout")) {
     if (!(timeout > 0) || !std::isfinite(timeout))

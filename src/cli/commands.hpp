@@ -87,10 +87,12 @@ int sweep_experiment(const Experiment& e, const ResumeOptions* resume = nullptr)
 
 Command add_dist(CLI::App& app, const std::string& command_line);  // cli/cmd_dist.cpp
 
-// --isolate / --no-isolate and --point-timeout (docs/isolation.md).
+// How the experiment's processes run: --isolate / --no-isolate and --point-timeout
+// (docs/isolation.md), and --lock-clocks (docs/measurement.md).
 struct Isolation {
   bool on = false;
   double timeout = 0;
+  std::string lock_clocks;
   void apply(const CLI::App* sub, Experiment& e) const;
 };
 void add_isolation(CLI::App* sub, Isolation& iso, bool by_default);

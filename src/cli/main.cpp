@@ -11,6 +11,7 @@
 
 #include "cli/cmd_solve.hpp"
 #include "cli/commands.hpp"
+#include "engine/clock_lock.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
 
@@ -57,6 +58,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   try {
+    // Clocks a killed hetbench left locked (--lock-clocks) go back before anything else.
+    for (const auto& line : hetbench::restore_left_clock_locks(nullptr)) fmt::print(stderr, "hetbench: {}\n", line);
     for (const auto& p : kernel_paths) hetbench::add_kernel_path(p);
     for (const auto& c : cmds)
       if (c.app->parsed()) return c.run();

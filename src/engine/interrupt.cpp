@@ -1,5 +1,7 @@
 #include "engine/interrupt.hpp"
 
+#include <map>
+
 #include <semaphore.h>
 #include <unistd.h>
 
@@ -30,7 +32,35 @@ extern "C" void on_signal(int) {
   sem_post(&g_wake);
 }
 
+std::timed_mutex g_hooks_m;
+std::map<int, std::function<void()>> g_hooks;
+int g_next_hook = 0;
+
+// Where the stuck thread holds the hooks' lock (it never should for long), they are left
+// to the records they keep for the next start.
+void run_forced_exit_hooks() {
+  std::unique_lock l(g_hooks_m, std::chrono::seconds(1));
+  if (!l.owns_lock()) return;
+  for (auto& [h, undo] : g_hooks) {
+    try {
+      undo();
+    } catch (...) {  // the process ends regardless; the others still run
+    }
+  }
+}
+
 }  // namespace
+
+int add_forced_exit_hook(std::function<void()> undo) {
+  std::lock_guard l(g_hooks_m);
+  g_hooks[g_next_hook] = std::move(undo);
+  return g_next_hook++;
+}
+
+void remove_forced_exit_hook(int handle) {
+  std::lock_guard l(g_hooks_m);
+  g_hooks.erase(handle);
+}
 
 InterruptGuard::InterruptGuard(std::function<void()> last_words) : last_words_(std::move(last_words)) {
   std::call_once(g_wake_init, [] { sem_init(&g_wake, 0, 0); });
@@ -81,6 +111,7 @@ void InterruptGuard::watch() {
     } catch (...) {  // the process ends regardless: what was recorded before stays
     }
   }
+  run_forced_exit_hooks();
   std::_Exit(kInterruptedExit);
 }
 

@@ -40,6 +40,12 @@ class InterruptGuard {
   void watch();
 };
 
+// Work to undo before the watchdog's forced exit (after the guard's last words), such as
+// clocks locked for the experiment: add returns a handle for remove. A process ended by a
+// third signal or SIGKILL runs none; what must survive that keeps a record of its own.
+int add_forced_exit_hook(std::function<void()> undo);
+void remove_forced_exit_hook(int handle);
+
 // Whether a signal arrived since the last InterruptGuard was made.
 bool interrupted();
 

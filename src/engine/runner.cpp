@@ -1,5 +1,7 @@
 // plan -> for each point: measure -> record -> write -> report.
 #include "engine/runner.hpp"
+
+#include "engine/clock_lock.hpp"
 #include "engine/run_plan.hpp"
 
 #include <chrono>
@@ -188,6 +190,9 @@ int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, 
                  writer->dir().string());
     });
   });
+  // Before the folder is made: a refused lock records nothing. Given back when this
+  // function ends (before the guard goes), or by the guard's forced exit.
+  const auto clocks = lock_experiment_clocks(e.lock_clocks, plan);
   if (resume) {
     session = ExperimentSession::lock(resume->dir);
     // Matched before the folder is touched: a refused resume changes nothing.
@@ -197,6 +202,7 @@ int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, 
   } else {
     auto ej = experiment_json(e, plan);
     ej["tuning_db"] = tuning_db.empty() ? nlohmann::json(nullptr) : nlohmann::json(tuning_db);
+    if (clocks) ej["clock_lock"] = clocks->recorded();
     session = ExperimentSession::create(e, std::move(ej));
   }
   std::size_t done = 0;

@@ -390,6 +390,10 @@ int run_sharded_experiment(Experiment e, const ResumeOptions* resume) {
   std::unique_ptr<Planned> planned;
   std::string error;
   try {
+    // Ranks on one host would lock and give back one GPU's clocks under each other.
+    if (!e.lock_clocks.empty())
+      throw Error("--lock-clocks: not for a sweep sharded over MPI ranks; lock the clocks around mpirun (nvidia-smi "
+                  "--lock-gpu-clocks), or run without mpirun");
     planned = std::make_unique<Planned>(plan_here(e));
   } catch (const std::exception& x) {
     error = x.what();

@@ -17,6 +17,7 @@
 #include "engine/provenance.hpp"
 #include "engine/results.hpp"
 #include "engine/resume.hpp"
+#include "engine/clock_lock.hpp"
 #include "engine/session.hpp"
 #include "engine/runner.hpp"
 #include "hetbench/error.hpp"
@@ -294,6 +295,7 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
       fmt::print(stderr, "\nhetbench: interrupted; {} evaluations recorded in {}\n", next_point, writer->dir().string());
     });
   });
+  const auto clocks = lock_experiment_clocks(e.lock_clocks, plan);  // before the folder: a refusal records nothing
   std::unique_ptr<ExperimentSession> session;
   std::vector<nlohmann::json> earlier;
   if (resume) {
@@ -303,6 +305,7 @@ int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std
   } else {
     auto exp = experiment_json(e, plan);
     exp["tune"] = to_json(s);
+    if (clocks) exp["clock_lock"] = clocks->recorded();
     session = ExperimentSession::create(e, std::move(exp));
   }
   {
