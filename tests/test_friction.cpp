@@ -142,6 +142,21 @@ TEST(Friction, TableShowsSamplesAndNoise) {
   EXPECT_THAT(r.output, testing::ContainsRegex(" 7 +[0-9.]+% "));
 }
 
+// The double-word storage (the size key "soa") means nothing in S and D: their labels
+// leave it out (the records keep it), while DF and DD show it where it is chosen.
+TEST(Friction, SingleWordSizesShowNoStorage) {
+  TempDir d;
+  const std::string out = " --device host --variant loop,dw_loop --reps 2 --size 1000,1001@soa --out " + d.str();
+  auto r = run_hetbench("run dot --precision S,D,DF" + out + " 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, Not(HasSubstr("n=1000,soa=0")));
+  EXPECT_THAT(r.output, testing::ContainsRegex("dot +S +n=1000 "));
+  EXPECT_THAT(r.output, testing::ContainsRegex("dot +DF +n=1001,soa=1 "));
+  for (const auto& rec : hetbench::read_results(only_experiment(d.path()))) EXPECT_TRUE(rec["sizes"].contains("soa"));
+  r = run_hetbench("run dot --precision D --dry-run" + out);
+  EXPECT_THAT(r.output, Not(HasSubstr("soa")));
+}
+
 // --json/--md/--csv FILE write the report beside the experiment folder: JSON as one
 // document with a context block, Markdown and CSV as on stdout. A file in a folder that
 // does not exist is refused before anything is measured.

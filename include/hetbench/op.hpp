@@ -53,8 +53,17 @@ struct Axis {
   // that never name it stay as they were).
   bool optional = false;
   std::string doc;
+  // The precisions in which the axis means something (empty: all). The double-word
+  // storage is a choice of DF and DD only: S and D problems carry its key (records stay
+  // comparable), and a problem's label leaves it out there (problem_label).
+  std::vector<Precision> precisions;
 
   static Axis dimension(std::string name, std::string doc = "");
+  // This axis, meaningful only in `p`.
+  Axis only_in(std::vector<Precision> p) && {
+    precisions = std::move(p);
+    return std::move(*this);
+  }
   static Axis choice(std::string name, std::vector<std::string> values, std::string doc = "", bool indicators = false,
                      bool optional = false);
   std::vector<std::string> keys() const;  // the Sizes keys the axis uses
@@ -245,6 +254,10 @@ class Op {
 
 // Ops register themselves from their source files (static registrars).
 void register_op(std::unique_ptr<Op> op);
+// A record's sizes without the keys of the op's axes that mean nothing in `precision` (the
+// double-word storage in S and D), for labels; an op or precision hetbench does not know
+// keeps every key.
+nlohmann::json meaningful_sizes(const std::string& op, const std::string& precision, nlohmann::json sizes);
 const Op& find_op(const std::string& name);  // throws Error listing the ops
 const Op* op_named(const std::string& name);  // null when no op has the name
 std::vector<const Op*> all_ops();

@@ -1,5 +1,7 @@
 #include "hetbench/op.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "util/ranges.hpp"
@@ -18,6 +20,21 @@ std::string format_sizes(const Sizes& s) {
   std::string out;
   for (const auto& [k, v] : s) out += fmt::format("{}{}={}", out.empty() ? "" : ",", k, v);
   return s.input.empty() ? out : fmt::format("{} ({})", s.input, out);
+}
+
+nlohmann::json meaningful_sizes(const std::string& op, const std::string& precision, nlohmann::json sizes) {
+  const Op* o = op_named(op);
+  if (!o || !sizes.is_object()) return sizes;
+  Precision p;
+  try {
+    p = parse_precision(precision);
+  } catch (const Error&) {
+    return sizes;
+  }
+  for (const auto& a : o->signature().axes)
+    if (!a.precisions.empty() && std::find(a.precisions.begin(), a.precisions.end(), p) == a.precisions.end())
+      for (const auto& k : a.keys()) sizes.erase(k);
+  return sizes;
 }
 
 void to_json(nlohmann::json& j, const Sizes& s) {

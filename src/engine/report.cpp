@@ -22,11 +22,13 @@ std::string format_seconds(double s) {
 
 namespace {
 
-std::string sizes_str(const nlohmann::json& j) {
+std::string sizes_str(const nlohmann::json& r) {
+  const nlohmann::json j = r.value("sizes", nlohmann::json::object());
   // An input (a matrix) names the problem; its nnz says how big it is.
   if (j.contains("input") && j["input"].is_string())
     return j["input"].get<std::string>() + (j.contains("nnz") ? fmt::format(" nnz={}", j["nnz"].dump()) : "");
-  return query::params_text(j);  // "k=997,m=3001,n=5003": the one "key=value" form
+  // "k=997,m=3001,n=5003": the one "key=value" form, without what the precision ignores.
+  return query::params_text(meaningful_sizes(r.value("op", ""), r.value("precision", ""), j));
 }
 
 double num(const nlohmann::json& r, const char* k) { return r.contains(k) && r[k].is_number() ? r[k].get<double>() : -1; }
@@ -47,7 +49,7 @@ std::vector<std::string> row(const nlohmann::json& r) {
   if (num(r, "gflops") > 0) gfl = fmt::format("{:.2f}", num(r, "gflops"));
   if (num(r, "pct_ceiling") >= 0) pct = fmt::format("{:.1f}%", num(r, "pct_ceiling"));
   if (r.contains("validation")) err = fmt::format("{:.2e}", r["validation"]["max_err_over_bound"].get<double>());
-  return {r.value("device", ""), r.value("op", ""),  r.value("precision", ""), sizes_str(r.value("sizes", nlohmann::json::object())),
+  return {r.value("device", ""), r.value("op", ""),  r.value("precision", ""), sizes_str(r),
           r.value("variant", "") + (r["params"].empty() ? "" : " " + query::params_text(r["params"])),
           t, samples, noise, gbs, gfl, pct, err, r.value("status", "")};
 }

@@ -2,6 +2,7 @@
 #include "engine/runner.hpp"
 
 #include "engine/clock_lock.hpp"
+#include "engine/query.hpp"
 #include "engine/run_plan.hpp"
 
 #include <chrono>
@@ -148,7 +149,9 @@ int print_planned(const Experiment& e) {
                                                    : "";
     measured += p.skip.empty() && p.input_error.empty();
     rows.push_back({std::to_string(i), run.devices[p.device]->id(), run.op->name(), name(p.prec),
-                    run.sizes[p.size].input.empty() ? format_sizes(run.sizes[p.size]) : run.sizes[p.size].input,
+                    run.sizes[p.size].input.empty()
+                        ? query::params_text(meaningful_sizes(run.op->name(), name(p.prec), run.sizes[p.size]))
+                        : run.sizes[p.size].input,
                     p.variant->name, params.empty() ? "-" : params, from.empty() ? "-" : from, note,
                     point_name(plan, p)});
   }

@@ -18,7 +18,7 @@ enum class GemmStorage { aos, soa, d64 };  // in the order of the axis' values
 // problems always record it, since their kernels read it.
 inline const Axis& gemm_storage_axis() {
   static const Axis a = Axis::choice("storage", {"aos", "soa", "d64"}, "double-word operand storage (DF, DD)",
-                                     /*indicators=*/true, /*optional=*/true);
+                                     /*indicators=*/true, /*optional=*/true).only_in({Precision::DF, Precision::DD});
   return a;
 }
 

@@ -16,7 +16,7 @@ namespace hetbench::spmv_detail {
 
 const Axis& spmv_storage_axis() {
   static const Axis a = Axis::choice("storage", {"aos", "soa"}, "double-word operand storage (DF, DD)",
-                                     /*indicators=*/true, /*optional=*/true);
+                                     /*indicators=*/true, /*optional=*/true).only_in({Precision::DF, Precision::DD});
   return a;
 }
 

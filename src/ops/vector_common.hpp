@@ -148,7 +148,7 @@ const T* typed(const Bytes& bytes) {
 // word per element, so both storages are the same there.
 inline const Axis& vector_storage_axis() {
   static const Axis a = Axis::choice("storage", {"aos", "soa"}, "double-word operand storage (DF, DD)",
-                                     /*indicators=*/true);
+                                     /*indicators=*/true).only_in({Precision::DF, Precision::DD});
   return a;
 }
 
