@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "engine/results.hpp"
 #include "test_util.hpp"
@@ -155,6 +156,31 @@ TEST(Friction, SingleWordSizesShowNoStorage) {
   for (const auto& rec : hetbench::read_results(only_experiment(d.path()))) EXPECT_TRUE(rec["sizes"].contains("soa"));
   r = run_hetbench("run dot --precision D --dry-run" + out);
   EXPECT_THAT(r.output, Not(HasSubstr("soa")));
+}
+
+// --format json on stdout is one document with a context block, as --json FILE and as
+// nvbench's and Google Benchmark's JSON are; --format jsonl keeps a record a line.
+TEST(Friction, FormatJsonIsOneDocumentWithItsContext) {
+  TempDir d;
+  const std::string run = "run copy --device host --variant loop --precision S,D --size 1000 --reps 2 --out " + d.str();
+  // stdout alone (run_shell joins stderr to it unless it goes elsewhere first).
+  auto stdout_of = [](const std::string& args) {
+    return run_shell("{ " + std::string(HETBENCH_BINARY) + " " + args + " 2>/dev/null; }");
+  };
+  auto r = stdout_of(run + " --format json");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto doc = nlohmann::json::parse(r.output);
+  ASSERT_EQ(doc["points"].size(), 2u);
+  EXPECT_EQ(doc["points"][1]["precision"], "D");
+  for (const char* k : {"experiment", "command_line", "git_commit", "host", "devices", "seed"})
+    EXPECT_TRUE(doc["context"].contains(k)) << k;
+  EXPECT_EQ(doc["context"]["devices"][0]["id"], "host");
+  r = stdout_of(run + " --format jsonl");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::istringstream lines(r.output);
+  int n = 0;
+  for (std::string line; std::getline(lines, line); ++n) EXPECT_EQ(nlohmann::json::parse(line)["op"], "copy");
+  EXPECT_EQ(n, 2);
 }
 
 // --json/--md/--csv FILE write the report beside the experiment folder: JSON as one

@@ -264,16 +264,22 @@ TEST(Query, CheckRunsTheSpecAndPrintsEachTargetMetOrMissed) {
   std::vector<std::filesystem::path> dirs;
   for (const auto& d : std::filesystem::directory_iterator(out)) dirs.push_back(d.path());
   ASSERT_EQ(dirs.size(), 1u);
-  // Read back: the same verdicts, as JSON lines.
+  // Read back: the same verdicts, as JSON lines and as one JSON document.
   auto met_only = j;
   met_only["targets"].erase(1);
   test::write_text(spec, met_only.dump(2));
-  r = test::run_hetbench(fmt::format("check {} {} --format json", spec.string(), dirs[0].string()));
+  r = test::run_hetbench(fmt::format("check {} {} --format jsonl 2>/dev/null", spec.string(), dirs[0].string()));
   ASSERT_EQ(r.status, 0) << r.output;
   const auto line = nlohmann::json::parse(r.output.substr(0, r.output.find('\n')));
   EXPECT_EQ(line["name"], "host copy runs");
   EXPECT_TRUE(line["met"].get<bool>());
   EXPECT_EQ(line["groups"].size(), 2u);  // one per size (and the one experiment)
+  r = test::run_hetbench(fmt::format("check {} {} --format json 2>/dev/null", spec.string(), dirs[0].string()));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto doc = nlohmann::json::parse(r.output);
+  EXPECT_EQ(doc["met"], 1);
+  ASSERT_EQ(doc["targets"].size(), 1u);
+  EXPECT_EQ(doc["targets"][0], line);
   // Bad input: one error naming the file and the target.
   met_only["targets"][0]["stat"] = "mean";
   test::write_text(spec, met_only.dump(2));

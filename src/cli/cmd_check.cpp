@@ -35,7 +35,7 @@ std::vector<nlohmann::json> tagged_records(const std::vector<std::string>& dirs)
 }
 
 void print_result(const query::Check& c, const query::CheckResult& res, const std::string& format) {
-  if (format == "json") {
+  if (format == "jsonl") {
     fmt::print("{}\n", res.to_json(c).dump());
     return;
   }
@@ -101,7 +101,7 @@ Command add_check(CLI::App& app, const std::string& command_line) {
               for (auto& r : e.runs) apply_measure(sub, o->m, r);
               e.command_line = command_line;
               apply(o->c, e, sub->count("--seed") > 0);
-              if (o->c.format == "json") e.format = "none";  // stdout holds the targets' lines alone
+              if (o->c.format == "json" || o->c.format == "jsonl") e.format = "none";  // stdout holds the targets alone
               o->iso.apply(sub, e);
               fs::path dir;
               rc = run_experiment(e, &dir);
@@ -109,12 +109,19 @@ Command add_check(CLI::App& app, const std::string& command_line) {
             }
             const auto records = tagged_records(dirs);
             int missed = 0;
+            nlohmann::json targets = nlohmann::json::array();  // --format json: one document
             for (const auto& c : checks) {
               const auto res = query::evaluate(c, records);
-              print_result(c, res, o->c.format);
+              if (o->c.format == "json") targets.push_back(res.to_json(c));
+              else print_result(c, res, o->c.format);
               missed += !res.verdict.met;
             }
-            if (o->c.format != "json")
+            if (o->c.format == "json")
+              fmt::print("{}\n", nlohmann::json{{"experiments", dirs},
+                                                {"met", checks.size() - static_cast<std::size_t>(missed)},
+                                                {"targets", targets}}
+                                    .dump(2));
+            else if (o->c.format != "jsonl")
               fmt::print("\ncheck: {} of {} targets met{}\n", checks.size() - static_cast<std::size_t>(missed),
                          checks.size(), rc ? fmt::format(" (the run exited {})", rc) : "");
             return missed || rc ? 1 : 0;

@@ -15,7 +15,9 @@ namespace hetbench::cli {
 
 void add_common(CLI::App* sub, Common& c) {
   sub->add_option("--out", c.out, "results root folder (an experiment folder is created inside)")->capture_default_str();
-  sub->add_option("--format", c.format, "stdout format")->check(CLI::IsMember({"table", "json", "csv", "md"}))
+  sub->add_option("--format", c.format,
+                  "stdout format: table, md, csv, json (one document: context and points) or jsonl (a record a line)")
+      ->check(CLI::IsMember({"table", "json", "jsonl", "csv", "md"}))
       ->capture_default_str();
   sub->add_option("--seed", c.seed, "seed of the random inputs (default: a fresh one, recorded)");
   sub->add_option("--db", c.db, "tuning database for parameters not given (default: $HETBENCH_DB or "

@@ -69,12 +69,19 @@ void print_progress(const nlohmann::json& r) {
              c[2], c[3], c[4], cell(kMedian), cell(kGbs), cell(kGflops), cell(kErr), c[kStatus], msg);
 }
 
-std::string format_report(const std::vector<nlohmann::json>& all, const std::string& format, bool best_only) {
+std::string format_report(const std::vector<nlohmann::json>& all, const std::string& format, bool best_only,
+                          const nlohmann::json& context) {
   // The best-only view: one row per device, op, precision and problem (query.hpp).
   auto recs = best_only ? query::best_or_failure_per_group(all, query::Metric{}, query::group_by({"device", "op", "precision", "sizes"}))
                         : all;
   std::string out;
   if (format == "json") {
+    nlohmann::json doc = nlohmann::json::object();
+    if (!context.is_null()) doc["context"] = context;
+    doc["points"] = recs;
+    return doc.dump(2) + "\n";
+  }
+  if (format == "jsonl") {
     for (const auto& r : recs) out += r.dump() + "\n";
     return out;
   }
@@ -103,9 +110,10 @@ std::string format_report(const std::vector<nlohmann::json>& all, const std::str
   return aligned_table(rows, right);
 }
 
-void print_report(const std::vector<nlohmann::json>& all, const std::string& format, bool best_only) {
+void print_report(const std::vector<nlohmann::json>& all, const std::string& format, bool best_only,
+                  const nlohmann::json& context) {
   if (format == "none") return;  // the caller prints its own view (replay)
-  fmt::print("{}", format_report(all, format, best_only));
+  fmt::print("{}", format_report(all, format, best_only, context));
 }
 
 nlohmann::json report_context(const nlohmann::json& x, const std::string& dir) {
@@ -136,15 +144,8 @@ void check_report_files(const std::map<std::string, std::string>& files) {
 void write_report_files(const std::map<std::string, std::string>& files, const std::vector<nlohmann::json>& records,
                         bool best_only, const nlohmann::json& context) {
   for (const auto& [format, path] : files) {
-    std::string text;
-    if (format == "json") {
-      // One document, as nvbench's and Google Benchmark's JSON are: the context, then the points.
-      nlohmann::json points = nlohmann::json::array();
-      for (const auto& r : records) points.push_back(r);
-      text = nlohmann::json{{"context", context}, {"points", points}}.dump(2) + "\n";
-    } else {
-      text = format_report(records, format, best_only);
-    }
+    // JSON: every point, whatever the table shows (one document with the context).
+    const std::string text = format_report(records, format, best_only && format != "json", context);
     // Written beside, then renamed: a reader never sees half a file.
     const std::string tmp = path + ".tmp";
     {

@@ -10,10 +10,14 @@
 namespace hetbench {
 
 void print_progress(const nlohmann::json& rec);  // one line on stderr
-// format: table (aligned text), md (markdown table), csv, json (one record per line).
-void print_report(const std::vector<nlohmann::json>& recs, const std::string& format, bool best_only);
-// The same text (table, md, csv, json lines).
-std::string format_report(const std::vector<nlohmann::json>& recs, const std::string& format, bool best_only);
+// format: table (aligned text), md (markdown table), csv, json (one document: {"context",
+// "points"}, as nvbench's and Google Benchmark's JSON are; `context` is report_context's,
+// left out where null), jsonl (one record per line, as results.jsonl holds them).
+void print_report(const std::vector<nlohmann::json>& recs, const std::string& format, bool best_only,
+                  const nlohmann::json& context = nullptr);
+// The same text.
+std::string format_report(const std::vector<nlohmann::json>& recs, const std::string& format, bool best_only,
+                          const nlohmann::json& context = nullptr);
 // `--json FILE`, `--md FILE`, `--csv FILE` (format -> path), beside the experiment folder:
 // checked before anything is measured (Error naming the option for a folder that does not
 // exist), written at the end: md and csv as on stdout, json as one document {"context":

@@ -276,8 +276,9 @@ int run_plan(const Experiment& e, const Plan& plan, std::filesystem::path* dir, 
   std::vector<nlohmann::json> records;
   for (auto& f : state.finished)
     if (f) records.push_back(std::move(*f));
-  print_report(records, e.format, e.best_only);
-  write_report_files(e.report_files, records, e.best_only, report_context(writer->experiment(), writer->dir().string()));
+  const auto context = report_context(writer->experiment(), writer->dir().string());
+  print_report(records, e.format, e.best_only, context);
+  write_report_files(e.report_files, records, e.best_only, context);
   fmt::print(stderr, "hetbench: {} points, {} failed validation, {} errors{}; results in {}\n", records.size(), failed,
              errors, stopped ? ", interrupted" : "", writer->dir().string());
   if (stopped) return kInterruptedExit;

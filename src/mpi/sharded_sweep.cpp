@@ -241,9 +241,9 @@ class RootBooks {
       std::fflush(stderr);
       ::_exit(130);
     }
-    print_report(records, e_.format, e_.best_only);
-    write_report_files(e_.report_files, records, e_.best_only,
-                       report_context(s_.writer->experiment(), s_.writer->dir().string()));
+    const auto context = report_context(s_.writer->experiment(), s_.writer->dir().string());
+    print_report(records, e_.format, e_.best_only, context);
+    write_report_files(e_.report_files, records, e_.best_only, context);
     fmt::print(stderr, "hetbench: {} points, {} failed validation, {} errors{}; results in {}\n", records.size(),
                failed_, errors_, unfinished.empty() ? "" : fmt::format(", {} not measured", unfinished.size()),
                s_.writer->dir().string());
