@@ -180,3 +180,39 @@ TEST(Gemmbench, EntryIsRecordedReplayedAndTunedWithItsSource) {
   ASSERT_FALSE(recs.empty());
   for (const auto& rec : recs) EXPECT_EQ(rec["variant_id"], "opencl/gemm/SGEMM_NT_1x1") << describe(rec);
 }
+
+// The entry's description travels with it: what the entry states ("author", "licence",
+// "origin", a hetbench addition to GEMMbench's keys), with what the user states over it
+// (--kernel-about), in experiment.json's "kernels" (which store bundles carry whole).
+TEST(Gemmbench, TheEntrysAuthorLicenceAndOriginAreRecorded) {
+  TempDir d;
+  write_text(d.path() / "nt.cl", kNt1x1);
+  write_text(d.path() / "e.json",
+             R"({"name": "SGEMM_NT_1x1", "file": "nt.cl", "type": "S", "transA": "N", "transB": "T", "dj": 1, "di": 1,
+                 "author": "A. Lokhmotov", "origin": "https://github.com/dividiti/gemmbench"})");
+  const std::string run = "run gemm --kernel " + (d.path() / "e.json").string() + " --device opencl:0:0 --size 24 --reps 2";
+  auto r = run_hetbench(run + " --kernel-about licence=BSD-3-Clause --kernel-about 'author=dividiti' --out " +
+                        (d.path() / "out").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto ej = read_json(only_experiment(d.path() / "out") / "experiment.json");
+  EXPECT_EQ(ej["kernels"]["about"]["e.json"],
+            nlohmann::json({{"author", "dividiti"},
+                            {"licence", "BSD-3-Clause"},
+                            {"origin", "https://github.com/dividiti/gemmbench"}}))
+      << ej["kernels"].dump();
+  // Bad statements: one error naming the value; an entry's bad description names its key.
+  r = run_hetbench(run + " --kernel-about colour=red --out " + (d.path() / "bad").string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--kernel-about 'colour=red': expected author=..., licence=... or origin=..."));
+  r = run_hetbench("run gemm --device host --size 8 --kernel-about author=x --out " + (d.path() / "bad").string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("none is given"));
+  write_text(d.path() / "e.json",
+             R"({"name": "SGEMM_NT_1x1", "file": "nt.cl", "type": "S", "transA": "N", "transB": "T", "dj": 1, "di": 1,
+                 "licence": 3})");
+  r = run_hetbench(run + " --out " + (d.path() / "bad").string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("licence"));
+  EXPECT_THAT(r.output, HasSubstr("expected a non-empty string"));
+  EXPECT_FALSE(std::filesystem::exists(d.path() / "bad"));
+}

@@ -133,6 +133,26 @@ RunSpec RunSelectors::run_spec() const {
   return out;
 }
 
+void add_kernel_about(CLI::App* sub, std::vector<std::string>& about) {
+  sub->add_option("--kernel-about", about,
+                  "with --kernel: the entry's author=..., licence=... or origin=... (repeatable), recorded and stored "
+                  "with it (over what the entry states)");
+}
+
+void set_kernel_about(Experiment& e, const std::vector<std::string>& about, const std::string& kernel) {
+  if (about.empty()) return;
+  if (kernel.empty()) throw Error(fmt::format("--kernel-about '{}': it describes a --kernel entry, and none is given", about[0]));
+  nlohmann::json stated = nlohmann::json::object();
+  for (const auto& a : about) {
+    const auto eq = a.find('=');
+    const std::string key = a.substr(0, eq);
+    if (eq == std::string::npos || eq + 1 == a.size() || !kAboutKeys.count(key))
+      throw Error(fmt::format("--kernel-about '{}': expected author=..., licence=... or origin=...", a));
+    stated[key] = a.substr(eq + 1);
+  }
+  e.spec["kernel_about"] = stated;
+}
+
 std::vector<RunSpec> kernel_runs(const RunSpec& r0, const std::string& kernel, const std::string& lws) {
   if (!lws.empty() && kernel.empty()) throw Error(fmt::format("--lws '{}': expected J,I together with --kernel", lws));
   std::vector<RunSpec> out;
@@ -170,6 +190,7 @@ Command add_run(CLI::App& app, const std::string& command_line) {
     Common c;
     RunSelectors sel;
     std::string kernel, lws;
+    std::vector<std::string> about;
     Isolation iso;
     bool dry_run = false;
     std::string filter;
@@ -179,6 +200,7 @@ Command add_run(CLI::App& app, const std::string& command_line) {
   add_run_selectors(sub, o->sel);
   sub->add_option("--kernel", o->kernel, "gemm: a GEMMbench entry (.json, hand-written or Lift-generated) or a folder of entries, run unmodified");
   sub->add_option("--lws", o->lws, "with --kernel: the entry's tunable local size, J,I (GEMMbench's lws)");
+  add_kernel_about(sub, o->about);
   add_common(sub, o->c);
   add_isolation(sub, o->iso, false);
   sub->add_flag("--dry-run", o->dry_run,
@@ -191,6 +213,7 @@ Command add_run(CLI::App& app, const std::string& command_line) {
             e.runs = o->kernel.empty() ? std::vector<RunSpec>{r0} : kernel_runs(r0, o->kernel, o->lws);
             e.command_line = command_line;
             if (!o->kernel.empty()) e.spec["gemmbench"] = o->kernel;
+            set_kernel_about(e, o->about, o->kernel);
             if (sub->count("--filter")) set_filter(e, o->filter);
             apply(o->c, e, sub->count("--seed") > 0);
             e.spec["seed"] = e.seed;

@@ -24,6 +24,7 @@ struct TuneOpts {
   std::string strategy = "random", budget, out = "hetbench-results", resume, db, kernel;
   std::uint64_t seed = 0;
   std::size_t starts = 3;
+  std::vector<std::string> about;
   Isolation iso;
 };
 
@@ -72,6 +73,7 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
   sub->add_option("--kernel", o->kernel,
                   "gemm: tune a GEMMbench entry (.json, hand-written or Lift-generated) or a folder of entries over its "
                   "local size");
+  add_kernel_about(sub, o->about);
   add_isolation(sub, o->iso, true);
   return {sub, [o, sub, command_line] {
             tune::check_strategy(o->strategy);
@@ -140,6 +142,7 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
             const RunSpec r0 = o->sel.run_spec();
             e.runs = o->kernel.empty() ? std::vector<RunSpec>{r0} : kernel_runs(r0, o->kernel, "");
             if (!o->kernel.empty()) e.spec["gemmbench"] = o->kernel;
+            set_kernel_about(e, o->about, o->kernel);
             e.name = "tune-" + e.runs[0].op;
             e.out_root = o->out;
             e.command_line = command_line;

@@ -43,6 +43,10 @@ void apply_measure(const CLI::App* sub, const Measure& m, RunSpec& r);
 // `--kernel ENTRY` (and `--lws J,I`) of run and tune: one run per GEMMbench or Lift entry
 // (a file, or every entry of a folder), each with the entry's precision and problem axes.
 std::vector<RunSpec> kernel_runs(const RunSpec& r0, const std::string& kernel, const std::string& lws);
+// `--kernel-about KEY=VALUE` of run and tune: the entry's author, licence or origin as the
+// user states them, into the experiment's spec ("kernel_about"; engine/kernel_files).
+void add_kernel_about(CLI::App* sub, std::vector<std::string>& about);
+void set_kernel_about(Experiment& e, const std::vector<std::string>& about, const std::string& kernel);
 
 // The selectors of `run` (op, variants, devices, precisions, sizes or matrices, parameter
 // ranges, measurement), shared by `tune`: add_run_selectors registers them on a

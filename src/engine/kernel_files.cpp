@@ -32,10 +32,20 @@ nlohmann::json kernel_files_of(const Experiment& e) {
       if (fresh) files[name] = {{"sha256", sha256_file(f)}, {"source", fs::absolute(f).lexically_normal().string()}};
     }
   const bool folder = fs::is_directory(from);
-  return {{"format", entries.empty() ? "" : entries[0].format},
-          {"from", from},
-          {"entry", folder ? std::string("kernels") : "kernels/" + fs::path(from).filename().string()},
-          {"files", files}};
+  nlohmann::json out = {{"format", entries.empty() ? "" : entries[0].format},
+                        {"from", from},
+                        {"entry", folder ? std::string("kernels") : "kernels/" + fs::path(from).filename().string()},
+                        {"files", files}};
+  // Each entry's description: what it states, then what the user states (--kernel-about).
+  nlohmann::json about = nlohmann::json::object();
+  const auto stated = e.spec.value("kernel_about", nlohmann::json::object());
+  for (const auto& k : entries) {
+    nlohmann::json a = k.about;
+    if (stated.is_object()) a.update(stated);
+    if (!a.empty()) about[fs::path(k.path).filename().string()] = a;
+  }
+  if (!about.empty()) out["about"] = about;
+  return out;
 }
 
 void copy_kernel_files(const nlohmann::json& kernels, const fs::path& dir) {

@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@
 #include "hetbench/variant.hpp"
 
 namespace hetbench {
+
+// The keys of an entry's description (ForeignKernel::about, --kernel-about).
+inline const std::set<std::string> kAboutKeys{"author", "licence", "origin"};
 
 struct ForeignKernel {
   std::string format;  // "GEMMbench", "Lift"
@@ -34,6 +38,10 @@ struct ForeignKernel {
   std::vector<std::string> local_params;
   // Empty when the entry computes this problem correctly; otherwise why not.
   std::function<std::string(const Sizes&)> misfit;
+  // Who wrote it, under which licence, where it comes from, as the entry states them
+  // (GEMMbench entries may carry "author", "licence" and "origin", a hetbench addition);
+  // an object of those keys, empty where the entry says nothing.
+  nlohmann::json about = nlohmann::json::object();
 
   // The size tokens of a run of this entry: each with the entry's suffix (a token that
   // names other values for those axes is an error), every problem checked with misfit.

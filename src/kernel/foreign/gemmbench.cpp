@@ -15,10 +15,12 @@ using ojson = nlohmann::ordered_json;
 
 ForeignKernel gemmbench_entry(const std::string& file, const ojson& j) {
   // A misspelt "dI" would leave its coarsening unread and the launch wrong.
+  // "author", "licence" and "origin" describe the entry (a hetbench addition to the format).
   for (auto it = j.begin(); it != j.end(); ++it)
     if (it.key() != "name" && it.key() != "file" && it.key() != "type" && it.key() != "transA" &&
-        it.key() != "transB" && it.key() != "di" && it.key() != "dj")
-      bad(file, it.key(), "unknown key in a GEMMbench entry (name, file, type, transA, transB, di, dj)");
+        it.key() != "transB" && it.key() != "di" && it.key() != "dj" && !kAboutKeys.count(it.key()))
+      bad(file, it.key(),
+          "unknown key in a GEMMbench entry (name, file, type, transA, transB, di, dj; author, licence, origin)");
   auto str = [&](const char* k) {
     if (!j.contains(k)) bad(file, k, "missing");
     if (!j[k].is_string()) bad(file, k, "expected a string");
@@ -32,6 +34,11 @@ ForeignKernel gemmbench_entry(const std::string& file, const ojson& j) {
   ForeignKernel e;
   e.format = "GEMMbench";
   e.path = file;
+  for (const auto& k : kAboutKeys)
+    if (j.contains(k)) {
+      if (!j[k].is_string() || j[k].get<std::string>().empty()) bad(file, k, "expected a non-empty string");
+      e.about[k] = j[k].get<std::string>();
+    }
   const std::string name = str("name"), source = str("file"), type = str("type");
   if (type != "S" && type != "D") bad(file, "type", fmt::format("'{}' is not S or D", type));
   e.precision = parse_precision(type);
