@@ -315,7 +315,13 @@ def _fact_value(f):
     if isinstance(v, bool):
         return "yes" if v else "no"
     if isinstance(v, list):
-        return f"{len(v)} entries" if len(v) > 8 else " x ".join(str(x) for x in v)
+        if len(v) > 8:
+            return f"{len(v)} entries"
+        return (", " if all(isinstance(x, str) for x in v) else " x ").join(str(x) for x in v)
+    if isinstance(v, dict):  # a span {min, max, count} (supported clocks), or named parts (remapped rows)
+        if {"min", "max", "count"} <= v.keys():
+            return f"{v['min']}-{v['max']} {unit} ({v['count']} values)".replace("  ", " ")
+        return ", ".join(f"{k} {('yes' if x else 'no') if isinstance(x, bool) else x}" for k, x in v.items())
     if unit == "bytes" and isinstance(v, (int, float)):
         b, u = float(v), 0
         while b >= 1024 and u < 4:
