@@ -55,7 +55,7 @@ struct Axis {
   std::string doc;
   // The precisions in which the axis means something (empty: all). The double-word
   // storage is a choice of DF and DD only: S and D problems carry its key (records stay
-  // comparable), and a problem's label leaves it out there (problem_label).
+  // comparable), and a problem's label leaves it out there (meaningful_sizes).
   std::vector<Precision> precisions;
 
   static Axis dimension(std::string name, std::string doc = "");

@@ -1,8 +1,8 @@
 // The SM clock, board power, temperature and the throttle state of NVIDIA GPUs after every
 // timed repetition, through NVML, as nvbench's cold measurement reads the clock per sample
-// (NVIDIA/nvbench, nvbench/detail/measure_cold.cu). A sample is marked throttled when NVML gives a
-// reason that is a slowdown (power cap, thermal, hardware slowdown, power brake, sync
-// boost), not a setting (idle, application or display clocks). Nothing is marked where
+// (NVIDIA/nvbench, nvbench/detail/measure_cold.cu). A sample is marked throttled when NVML
+// gives a reason that is a slowdown (power cap, thermal, hardware slowdown, power brake,
+// sync boost), not a setting (idle, application or display clocks). Nothing is marked where
 // NVML or the call is missing.
 #include <algorithm>
 #include <utility>

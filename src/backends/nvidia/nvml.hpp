@@ -66,7 +66,7 @@ struct Api {
 };
 
 // NVML return codes the callers tell apart (nvmlReturn_t).
-constexpr Return kErrorNotSupported = 3, kErrorNoPermission = 4, kErrorInsufficientSize = 7;
+constexpr Return kErrorNoPermission = 4, kErrorInsufficientSize = 7;
 
 // The names `nvidia-smi -q` gives the slowdown reasons among `bits` (kThrottleReasons only),
 // in bit order.
