@@ -21,17 +21,7 @@ class NvmlClockControl final : public ClockControl {
       if (why) *why = w;
       return "";
     }
-    auto [h, reason] = nvml::device_for(d);
-    if (!h) {
-      if (why) *why = reason;
-      return "";
-    }
-    auto u = [&](const char* k) { return d.extra.contains(k) ? d.extra[k].get<unsigned>() : 0u; };
-    if (d.backend == BackendKind::Cuda) return fmt::format("{:04x}:{:02x}:{:02x}.0", u("pci_domain"), u("pci_bus"), u("pci_device"));
-    const unsigned slot = u("pci_slot_id_nv");
-    // As device_for: the slot is the device, or (device << 3) | function on some drivers.
-    const unsigned dev = nvml::device_by_pci(u("pci_domain_id_nv"), u("pci_bus_id_nv"), slot) ? slot : slot >> 3;
-    return fmt::format("{:04x}:{:02x}:{:02x}.0", u("pci_domain_id_nv"), u("pci_bus_id_nv"), dev);
+    return nvml::pci_address(d, why);
   }
 
   unsigned max_mhz(const std::string& gpu) override {

@@ -130,26 +130,50 @@ Device device_by_pci(unsigned domain, unsigned bus, unsigned dev, std::string* w
   return nullptr;
 }
 
-std::pair<Device, std::string> device_for(const DeviceInfo& i) {
+namespace {
+
+struct Located {
+  Device handle = nullptr;
+  std::string address;  // domain:bus:device.0, as NVML matched it
+  std::string why;
+};
+
+// Looked up once per device: the CUDA device's PCI address, or the one NVIDIA's OpenCL
+// extension reports, whose slot is the device or, on some drivers, (device << 3) | function.
+const Located& locate(const DeviceInfo& i) {
   static std::mutex mu;
-  static std::map<std::string, std::pair<Device, std::string>> known;
+  static std::map<std::string, Located> known;
   std::lock_guard lock(mu);
   if (auto it = known.find(i.id); it != known.end()) return it->second;
-  std::pair<Device, std::string> out{nullptr, ""};
+  Located out;
   auto u = [&](const char* k) { return i.extra.contains(k) ? i.extra[k].get<unsigned>() : 0u; };
+  auto at = [&](unsigned domain, unsigned bus, unsigned dev) {
+    out.handle = device_by_pci(domain, bus, dev, &out.why);
+    if (out.handle) out.address = fmt::format("{:04x}:{:02x}:{:02x}.0", domain, bus, dev);
+  };
   if (i.backend == BackendKind::Cuda && i.extra.contains("pci_bus")) {
-    out.first = device_by_pci(u("pci_domain"), u("pci_bus"), u("pci_device"), &out.second);
+    at(u("pci_domain"), u("pci_bus"), u("pci_device"));
   } else if (i.backend == BackendKind::OpenCL && i.extra.contains("pci_bus_id_nv")) {
-    const unsigned slot = u("pci_slot_id_nv");
-    out.first = device_by_pci(u("pci_domain_id_nv"), u("pci_bus_id_nv"), slot, &out.second);
-    if (!out.first)  // some drivers report (device << 3) | function
-      out.first = device_by_pci(u("pci_domain_id_nv"), u("pci_bus_id_nv"), slot >> 3, &out.second);
+    at(u("pci_domain_id_nv"), u("pci_bus_id_nv"), u("pci_slot_id_nv"));
+    if (!out.handle) at(u("pci_domain_id_nv"), u("pci_bus_id_nv"), u("pci_slot_id_nv") >> 3);
   } else {
-    out.second = fmt::format("{} is not an NVIDIA GPU (NVML covers CUDA devices and NVIDIA OpenCL devices)", i.id);
+    out.why = fmt::format("{} is not an NVIDIA GPU (NVML covers CUDA devices and NVIDIA OpenCL devices)", i.id);
   }
-  if (out.first) out.second.clear();
-  known[i.id] = out;
-  return out;
+  if (out.handle) out.why.clear();
+  return known[i.id] = out;
+}
+
+}  // namespace
+
+std::pair<Device, std::string> device_for(const DeviceInfo& i) {
+  const auto& l = locate(i);
+  return {l.handle, l.why};
+}
+
+std::string pci_address(const DeviceInfo& i, std::string* why) {
+  const auto& l = locate(i);
+  if (!l.handle && why) *why = l.why;
+  return l.address;
 }
 
 }  // namespace nvml

@@ -80,5 +80,7 @@ std::string error(Return r);
 // The handle of a CUDA device or an NVIDIA OpenCL device, matched by PCI address, looked
 // up once per device; otherwise nullptr and why (one line).
 std::pair<Device, std::string> device_for(const DeviceInfo& info);
+// The PCI address ("dddd:bb:dd.0") under which NVML knows that device, or "" with `why`.
+std::string pci_address(const DeviceInfo& info, std::string* why = nullptr);
 
 }  // namespace hetbench::nvml
