@@ -1,4 +1,4 @@
-// hetbench solve: CG, BiCGStab and GMRES(m) over the op kernels on the host and PoCL,
+// hetbench solve: CG, BiCGStab and the Arnoldi family (GMRES, FGMRES, FOM, IOM) over the op kernels on the host and PoCL,
 // mixed-precision refinement, and the bad-input cases of the CLI (docs/solvers.md).
 #include <gtest/gtest.h>
 
@@ -87,10 +87,67 @@ TEST(Solve, EveryMethodConvergesOnHostAndOpenCL) {
   std::vector<Case> cases = {{"poisson2d 29", p2, KrylovMethod::CG},       {"poisson3d 11", p3, KrylovMethod::CG},
                              {"spd 1001", spd, KrylovMethod::CG},          {"poisson3d 11", p3, KrylovMethod::BiCGStab},
                              {"nonsym 777", nonsym, KrylovMethod::BiCGStab}, {"poisson2d 29", p2, KrylovMethod::GMRES},
-                             {"nonsym 777", nonsym, KrylovMethod::GMRES}};
+                             {"nonsym 777", nonsym, KrylovMethod::GMRES},   {"nonsym 777", nonsym, KrylovMethod::FGMRES},
+                             {"poisson2d 29", p2, KrylovMethod::FOM},       {"nonsym 777", nonsym, KrylovMethod::FOM},
+                             {"poisson3d 11", p3, KrylovMethod::IOM},       {"nonsym 777", nonsym, KrylovMethod::IOM}};
   for (const auto& dev : test::solve_devices())
     for (const auto& c : cases)
       for (auto p : {Precision::S, Precision::D}) check_solve(*dev, c, p, seed);
+}
+
+// The relations that make the four Arnoldi methods what they are, on one right-hand side:
+// FGMRES with a fixed preconditioner is GMRES; FOM's residual is GMRES's over |cos| of the
+// step's rotation, never smaller and somewhere larger; IOM whose window covers the cycle
+// is FOM operation for operation; on a symmetric matrix (no preconditioner) Arnoldi's H
+// is tridiagonal, so IOM(2) follows FOM.
+TEST(Solve, ArnoldiMethodsKeepTheirRelations) {
+  const auto seed = fresh_seed();
+  SCOPED_TRACE(fmt::format("seed {}", seed));
+  auto dev = resolve_devices("host")[0];
+  const auto nonsym = std::make_shared<const CsrMatrix>(dominant(501, 5, seed, false));
+  const auto p2 = std::make_shared<const CsrMatrix>(generate_matrix("gen:poisson2d:n=23", seed));
+  auto solve = [&](const std::shared_ptr<const CsrMatrix>& a, KrylovMethod method, Preconditioner m, int restart,
+                   int truncate) {
+    auto ops = make_variant_ops(*dev, a, Precision::D, {}, m);
+    std::vector<double> b(static_cast<std::size_t>(a->rows));
+    fill_random(b.data(), b.size(), seed, 21);
+    auto bv = ops->vector(), xv = ops->vector();
+    ops->upload(*bv, b);
+    KrylovOptions o;
+    o.method = method;
+    o.tol = 1e-10;
+    o.max_iter = 3000;
+    o.restart = restart;
+    o.truncate = truncate;
+    auto r = krylov_solve(*ops, *bv, *xv, o);
+    EXPECT_EQ(r.why, StopWhy::Converged) << to_string(method) << ": " << r.detail;
+    return r;
+  };
+  const auto gm = solve(nonsym, KrylovMethod::GMRES, Preconditioner::Jacobi, 20, 5);
+  const auto fg = solve(nonsym, KrylovMethod::FGMRES, Preconditioner::Jacobi, 20, 5);
+  EXPECT_NEAR(fg.iterations, gm.iterations, 1);
+  for (std::size_t k = 0; k < std::min<std::size_t>(gm.history.size(), 8); ++k)
+    EXPECT_NEAR(fg.history[k], gm.history[k], 1e-9 * gm.history[k] + 1e-14) << "step " << k;
+
+  const auto fom = solve(nonsym, KrylovMethod::FOM, Preconditioner::Jacobi, 20, 5);
+  const std::size_t cycle = std::min<std::size_t>({fom.history.size(), gm.history.size(), 21});
+  double most = 0;
+  for (std::size_t k = 1; k < cycle; ++k) {
+    EXPECT_GE(fom.history[k], gm.history[k] * (1 - 1e-9)) << "step " << k;
+    EXPECT_LE(gm.history[k], gm.history[k - 1] * (1 + 1e-12)) << "GMRES's residual grew within a cycle, step " << k;
+    most = std::max(most, fom.history[k] / gm.history[k]);
+  }
+  EXPECT_GT(most, 1.001) << "FOM's residuals are GMRES's: no Galerkin solve";
+
+  const auto iom_full = solve(nonsym, KrylovMethod::IOM, Preconditioner::Jacobi, 20, 20);
+  EXPECT_EQ(iom_full.history, fom.history);
+  const auto iom1 = solve(nonsym, KrylovMethod::IOM, Preconditioner::Jacobi, 20, 1);
+  EXPECT_NE(iom1.history, fom.history) << "a window of one vector changed nothing";
+
+  const auto fom_sym = solve(p2, KrylovMethod::FOM, Preconditioner::None, 400, 5);
+  const auto iom2 = solve(p2, KrylovMethod::IOM, Preconditioner::None, 400, 2);
+  EXPECT_NEAR(static_cast<double>(iom2.iterations), static_cast<double>(fom_sym.iterations),
+              0.1 * static_cast<double>(fom_sym.iterations) + 2);
 }
 
 // On a CUDA device (the GPU run; skipped here): every method in S and D from the op
@@ -107,7 +164,10 @@ TEST(Solve, CudaKernelsAndVendorOperators) {
   const auto nonsym = std::make_shared<const CsrMatrix>(dominant(4097, 5, seed, false));
   for (const auto& c : std::vector<Case>{{"poisson3d 23", p3, KrylovMethod::CG},
                                          {"nonsym 4097", nonsym, KrylovMethod::BiCGStab},
-                                         {"nonsym 4097", nonsym, KrylovMethod::GMRES}})
+                                         {"nonsym 4097", nonsym, KrylovMethod::GMRES},
+                                         {"nonsym 4097", nonsym, KrylovMethod::FGMRES},
+                                         {"nonsym 4097", nonsym, KrylovMethod::FOM},
+                                         {"nonsym 4097", nonsym, KrylovMethod::IOM}})
     for (auto p : {Precision::S, Precision::D}) check_solve(*gpus[0], c, p, seed);
   for (auto method : {KrylovMethod::CG, KrylovMethod::BiCGStab})
     for (auto p : {Precision::S, Precision::D}) {
@@ -151,7 +211,10 @@ TEST(Solve, CudaIlu0CutsIterationsAndNamesAZeroPivot) {
   }
   for (const auto& c : std::vector<Case>{{"poisson3d 23", p3, KrylovMethod::CG},
                                          {"nonsym 4097", nonsym, KrylovMethod::BiCGStab},
-                                         {"nonsym 4097", nonsym, KrylovMethod::GMRES}})
+                                         {"nonsym 4097", nonsym, KrylovMethod::GMRES},
+                                         {"nonsym 4097", nonsym, KrylovMethod::FGMRES},
+                                         {"nonsym 4097", nonsym, KrylovMethod::FOM},
+                                         {"nonsym 4097", nonsym, KrylovMethod::IOM}})
     for (auto p : {Precision::S, Precision::D}) {
       const long jacobi = check_solve(*gpus[0], c, p, seed, Preconditioner::Jacobi);
       const long ilu = check_solve(*gpus[0], c, p, seed, Preconditioner::Ilu0);
@@ -361,6 +424,27 @@ TEST_F(SolveCli, NonSymmetricRefusedByCg) {
   auto r = solve("--matrix " + mtx("ns.mtx", "2 2 3\n1 1 2\n1 2 1\n2 2 2\n"));
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("CG needs a symmetric matrix"), std::string::npos) << r.output;
+}
+
+TEST_F(SolveCli, ArnoldiMethodsRecordTheirCycleAndWindow) {
+  auto r = solve("--method iom --restart 25 --truncate 3 --matrix gen:poisson2d:n=20 --tol 1e-9");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("hetbench iom D on host: converged"), std::string::npos) << r.output;
+  auto recs = read_results(test::only_experiment(tmp.path()));
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_EQ(recs[0]["method"], "iom");
+  EXPECT_EQ(recs[0]["params"]["restart"], 25);
+  EXPECT_EQ(recs[0]["params"]["truncate"], 3);
+  EXPECT_TRUE(recs[0]["true_residual"]["within"].get<bool>());
+  r = solve("--method iom --truncate 0 --matrix gen:poisson2d:n=8");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--truncate must be at least 1, not 0"), std::string::npos) << r.output;
+  r = solve("--method fom --restart 0 --matrix gen:poisson2d:n=8");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--restart must be at least 1, not 0"), std::string::npos) << r.output;
+  r = solve("--method fgmress --matrix gen:poisson2d:n=8");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("unknown --method 'fgmress'"), std::string::npos) << r.output;
 }
 
 TEST_F(SolveCli, StagnationStopsAtMaxIter) {

@@ -1,4 +1,4 @@
-// `hetbench solve`: CG, BiCGStab and GMRES(m) from the op kernels (src/solve, docs/solvers.md).
+// `hetbench solve`: CG, BiCGStab, GMRES(m), FGMRES(m), FOM(m) and IOM(k, m) from the op kernels (src/solve, docs/solvers.md).
 #include <memory>
 
 #include <fmt/format.h>
@@ -11,14 +11,14 @@
 namespace hetbench::cli {
 
 Command add_solve(CLI::App& app, const std::string& command_line) {
-  auto* sub = app.add_subcommand("solve", "solve A x = b by CG, BiCGStab or GMRES(m) composed from the op kernels");
+  auto* sub = app.add_subcommand("solve", "solve A x = b by CG, BiCGStab, GMRES, FGMRES, FOM or IOM composed from the op kernels");
   struct Opts {
     SolveSpec s;
     std::string method = "cg", precision = "D", precond = "jacobi", refine;
   };
   auto o = std::make_shared<Opts>();
   o->s.command_line = command_line;
-  sub->add_option("--method", o->method, "cg, bicgstab or gmres")->capture_default_str();
+  sub->add_option("--method", o->method, "cg, bicgstab, gmres, fgmres, fom or iom")->capture_default_str();
   sub->add_option("--matrix", o->s.matrix, "a Matrix Market file or a generator, gen:NAME:k=v,...")->required();
   sub->add_option("--device", o->s.devices, "host, opencl:P:D, cuda:N, a unique name substring, or all")
       ->capture_default_str();
@@ -29,9 +29,13 @@ Command add_solve(CLI::App& app, const std::string& command_line) {
                   "--refine: each inner solve's reduction (default: per step, what the outer tolerance still needs, "
                   "at least 1e-4 in S, 1e-10 in D)");
   sub->add_option("--tol", o->s.krylov.tol, "stop at ||r|| <= tol ||b||")->capture_default_str();
-  sub->add_option("--max-iter", o->s.krylov.max_iter, "iterations (GMRES: inner steps over all restarts)")
+  sub->add_option("--max-iter", o->s.krylov.max_iter, "iterations (gmres, fgmres, fom, iom: inner steps over all restarts)")
       ->capture_default_str();
-  sub->add_option("--restart", o->s.krylov.restart, "GMRES(m): the restart length m")->capture_default_str();
+  sub->add_option("--restart", o->s.krylov.restart, "gmres, fgmres, fom, iom: the cycle length m")
+      ->capture_default_str();
+  sub->add_option("--truncate", o->s.krylov.truncate,
+                  "iom: each new basis vector is orthogonalized against the last k (IOM(k))")
+      ->capture_default_str();
   sub->add_option("--check-every", o->s.krylov.check_every,
                   "CG: iterations issued between two read-backs of the convergence test")
       ->capture_default_str();

@@ -86,8 +86,9 @@ nlohmann::json eigen_method(const CsrMatrix& a, const std::vector<double>& b, co
 
 nlohmann::json eigen_solve(const CsrMatrix& a, const std::vector<double>& b, const SolveSpec& s, int& status) {
 #if HETBENCH_HAVE_EIGEN
-  if (s.krylov.method == KrylovMethod::GMRES)
-    throw Error("--baseline eigen: Eigen 3's supported modules have no GMRES (cg or bicgstab)");
+  if (restarted(s.krylov.method))
+    throw Error(fmt::format("--baseline eigen: Eigen 3's supported modules have no {} (cg or bicgstab)",
+                            to_string(s.krylov.method)));
   if (s.refine) throw Error("--baseline eigen does not refine: leave out --refine");
   if (s.precond == Preconditioner::Ilu0)
     throw Error("--baseline eigen has no ILU(0) (its IncompleteLUT is a threshold ILU): use jacobi or none");

@@ -15,13 +15,18 @@ KrylovMethod parse_method(const std::string& s) {
   if (s == "cg") return KrylovMethod::CG;
   if (s == "bicgstab") return KrylovMethod::BiCGStab;
   if (s == "gmres") return KrylovMethod::GMRES;
-  throw Error(fmt::format("unknown --method '{}': expected cg, bicgstab or gmres", s));
+  if (s == "fgmres") return KrylovMethod::FGMRES;
+  if (s == "fom") return KrylovMethod::FOM;
+  if (s == "iom") return KrylovMethod::IOM;
+  throw Error(fmt::format("unknown --method '{}': expected cg, bicgstab, gmres, fgmres, fom or iom", s));
 }
 
 std::string to_string(KrylovMethod m) {
-  constexpr const char* names[] = {"cg", "bicgstab", "gmres"};
+  constexpr const char* names[] = {"cg", "bicgstab", "gmres", "fgmres", "fom", "iom"};
   return names[static_cast<int>(m)];
 }
+
+bool restarted(KrylovMethod m) { return m != KrylovMethod::CG && m != KrylovMethod::BiCGStab; }
 
 std::string to_string(StopWhy w) {
   constexpr const char* names[] = {"converged", "max-iter", "breakdown"};
@@ -171,13 +176,33 @@ struct Run {
     res.iterations = o.max_iter;
   }
 
-  // Restarted GMRES(m) with right preconditioning (Saad & Schultz 1986): modified
-  // Gram–Schmidt on the device, the (m+1)×m Hessenberg matrix and its Givens rotations on
-  // the host; x = x₀ + M⁻¹·V·y at the end of each cycle.
-  void gmres(SolverVector& b, Vec& x) {
+  // The restarted Arnoldi methods, one cycle loop for all four (Saad, "Iterative Methods
+  // for Sparse Linear Systems", 2nd ed., ch. 6 and 9): each cycle builds a basis V of the
+  // Krylov space of A·M⁻¹ by modified Gram–Schmidt on the device, with the (m+1)×m
+  // Hessenberg matrix H and its Givens rotations on the host, and ends with x += M⁻¹·V·y.
+  // - GMRES(m) (Saad & Schultz 1986, right preconditioned): y minimises ||β·e₁ − H·y||,
+  //   the residual norm |g_{j+1}| after the rotations.
+  // - FGMRES(m) (Saad 1993, "A flexible inner-outer preconditioned GMRES algorithm"):
+  //   keeps z_j = M⁻¹·v_j and ends with x += Z·y, so the preconditioner may change from one
+  //   step to the next; with a fixed one its iterates are GMRES's.
+  // - FOM(m) (Saad 1981, Arnoldi's method for linear systems): y solves the square H_j·y =
+  //   β·e₁ (a Galerkin condition); its residual norm is h_{j+1,j}·|y_j|. After the first
+  //   j−1 rotations H_j is upper triangular but for its last diagonal entry, saved before
+  //   the j-th rotation: FOM's y comes from the same triangular solve with that entry.
+  // - IOM(k, m) (Saad 1982, "Krylov subspace methods for solving large unsymmetric linear
+  //   systems"; Algorithm 6.6 of the book): FOM with each new vector orthogonalized against
+  //   the last k only (H banded); A·V_j = V_j·H_j + h_{j+1,j}·v_{j+1}·e_jᵀ still holds, so
+  //   the same residual norm and solve apply.
+  void arnoldi(SolverVector& b, Vec& x) {
+    const KrylovMethod method = o.method;
+    const bool flexible = method == KrylovMethod::FGMRES;
+    const bool galerkin = method == KrylovMethod::FOM || method == KrylovMethod::IOM;
     const int m = o.restart;
-    std::vector<Vec> V;
+    const int depth = method == KrylovMethod::IOM ? o.truncate : m;
+    std::vector<Vec> V, Z;
     for (int i = 0; i <= m; ++i) V.push_back(ops.vector());
+    if (flexible)
+      for (int i = 0; i < m; ++i) Z.push_back(ops.vector());
     auto r = ops.vector(), z = ops.vector(), w = ops.vector(), t = ops.vector(), zero = ops.vector(),
          u = ops.vector();
     std::vector<std::vector<double>> H(m + 1, std::vector<double>(m, 0.0));
@@ -188,14 +213,17 @@ struct Run {
     while (true) {
       ops.axpy(1 / beta, *r, *zero, *V[0]);
       std::fill(g.begin(), g.end(), 0.0);
+      for (auto& row : H) std::fill(row.begin(), row.end(), 0.0);
       g[0] = beta;
       int j = 0;
       bool done = false;
+      double last_diag = 0, last_g = 0;  // FOM's: H_j's last diagonal entry and g_j before the j-th rotation
       for (; j < m && res.iterations < o.max_iter; ++j) {
         ++res.iterations;
-        ops.precondition(*V[j], *z);
-        ops.apply(*z, *w);
-        for (int i = 0; i <= j; ++i) {
+        SolverVector& zj = flexible ? *Z[j] : *z;
+        ops.precondition(*V[j], zj);
+        ops.apply(zj, *w);
+        for (int i = std::max(0, j + 1 - depth); i <= j; ++i) {
           H[i][j] = ops.dot(*w, *V[i]);
           ops.axpy(-H[i][j], *V[i], *w, *t);
           std::swap(w, t);
@@ -208,6 +236,8 @@ struct Run {
           H[i][j] = cs[i] * a + sn[i] * c;
           H[i + 1][j] = -sn[i] * a + cs[i] * c;
         }
+        last_diag = H[j][j];
+        last_g = g[j];
         const double d = std::hypot(H[j][j], H[j + 1][j]);
         cs[j] = H[j][j] / d;
         sn[j] = H[j + 1][j] / d;
@@ -215,7 +245,12 @@ struct Run {
         H[j + 1][j] = 0;
         g[j + 1] = -sn[j] * g[j];
         g[j] = cs[j] * g[j];
-        done = record(std::abs(g[j + 1]));
+        if (galerkin && last_diag == 0)
+          return void(stop(StopWhy::Breakdown,
+                           fmt::format("the Hessenberg matrix H_{} is singular at iteration {}: {} has no iterate "
+                                       "there (GMRES has: try --method gmres)",
+                                       j + 1, res.iterations, to_string(method))));
+        done = record(galerkin ? std::abs(h * last_g / last_diag) : std::abs(g[j + 1]));
         // h = 0: the Krylov space is invariant and the cycle's solution exact (a lucky breakdown).
         if (done || h == 0) {
           ++j;
@@ -224,20 +259,29 @@ struct Run {
         ops.axpy(1 / h, *w, *zero, *V[j + 1]);
       }
       if (j == 0) return;
-      // y = H⁻¹ g (upper triangular), u = V·y, x += M⁻¹ u.
+      // y = R⁻¹ g over the rotated (upper triangular) H; FOM and IOM take the last row
+      // from before its rotation. Then u = V·y (FGMRES: Z·y) and x += M⁻¹·u (FGMRES: u).
+      if (galerkin) {
+        H[j - 1][j - 1] = last_diag;
+        g[j - 1] = last_g;
+      }
       std::vector<double> y(j);
       for (int i = j - 1; i >= 0; --i) {
         double s = g[i];
         for (int k = i + 1; k < j; ++k) s -= H[i][k] * y[k];
         y[i] = s / H[i][i];
       }
-      ops.axpy(y[0], *V[0], *zero, *u);
+      auto& basis = flexible ? Z : V;
+      ops.axpy(y[0], *basis[0], *zero, *u);
       for (int i = 1; i < j; ++i) {
-        ops.axpy(y[i], *V[i], *u, *t);
+        ops.axpy(y[i], *basis[i], *u, *t);
         std::swap(u, t);
       }
-      ops.precondition(*u, *z);
-      ops.axpy(1, *z, *x, *t);
+      if (!flexible) {
+        ops.precondition(*u, *z);
+        std::swap(u, z);
+      }
+      ops.axpy(1, *u, *x, *t);
       std::swap(x, t);
       if (done) return void(stop(StopWhy::Converged));
       if (res.iterations >= o.max_iter) return;
@@ -257,7 +301,9 @@ struct Run {
 }  // namespace
 
 KrylovResult krylov_solve(SolverOps& ops, SolverVector& b, SolverVector& x_io, const KrylovOptions& o) {
-  if (o.method == KrylovMethod::GMRES && o.restart < 1) throw Error("--restart must be at least 1");
+  if (restarted(o.method) && o.restart < 1) throw Error(fmt::format("--restart must be at least 1, not {}", o.restart));
+  if (o.method == KrylovMethod::IOM && o.truncate < 1)
+    throw Error(fmt::format("--truncate must be at least 1, not {}", o.truncate));
   if (o.check_every < 1) throw Error(fmt::format("--check-every must be at least 1, not {}", o.check_every));
   if (!(o.tol > 0)) throw Error(fmt::format("--tol must be positive, not {}", o.tol));
   Run run{ops, o, {}};
@@ -269,7 +315,10 @@ KrylovResult krylov_solve(SolverOps& ops, SolverVector& b, SolverVector& x_io, c
   switch (o.method) {
     case KrylovMethod::CG: run.cg(b, x); break;
     case KrylovMethod::BiCGStab: run.bicgstab(b, x); break;
-    case KrylovMethod::GMRES: run.gmres(b, x); break;
+    case KrylovMethod::GMRES:
+    case KrylovMethod::FGMRES:
+    case KrylovMethod::FOM:
+    case KrylovMethod::IOM: run.arnoldi(b, x); break;
   }
   ops.copy(*x, x_io);
   ops.finish();

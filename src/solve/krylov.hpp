@@ -1,5 +1,6 @@
-// CG, BiCGStab and restarted GMRES(m), written once over SolverOps, so that every
-// backend (and distributed operators) runs the same algorithm. docs/solvers.md.
+// CG, BiCGStab and the restarted Arnoldi family (GMRES(m), flexible GMRES, FOM and IOM),
+// written once over SolverOps, so that every backend (and distributed operators) runs the
+// same algorithm. docs/solvers.md.
 #pragma once
 
 #include <string>
@@ -9,15 +10,19 @@
 
 namespace hetbench {
 
-enum class KrylovMethod { CG, BiCGStab, GMRES };
-KrylovMethod parse_method(const std::string& s);  // cg, bicgstab, gmres; throws Error
+enum class KrylovMethod { CG, BiCGStab, GMRES, FGMRES, FOM, IOM };
+// cg, bicgstab, gmres, fgmres, fom, iom; throws Error
+KrylovMethod parse_method(const std::string& s);
 std::string to_string(KrylovMethod m);
+// The methods built on Arnoldi cycles of --restart steps.
+bool restarted(KrylovMethod m);
 
 struct KrylovOptions {
   KrylovMethod method = KrylovMethod::CG;
   double tol = 1e-8;     // stop at ||r|| <= tol * ||b|| (the recursively updated r)
-  long max_iter = 1000;  // iterations (GMRES: inner steps, over all restarts)
-  int restart = 30;      // GMRES(m)
+  long max_iter = 1000;  // iterations (the Arnoldi methods: inner steps, over all restarts)
+  int restart = 30;      // the cycle length m of GMRES(m), FGMRES(m), FOM(m), IOM(k, m)
+  int truncate = 5;      // IOM(k): each new basis vector orthogonalized against the last k
   // CG: iterations issued between two read-backs of the convergence test (a device keeps
   // its scalars and waits once per window; docs/solvers.md "Device scalars").
   long check_every = 16;

@@ -45,7 +45,7 @@ void require_symmetric(const CsrMatrix& a, const std::string& token) {
       const double back = it != hi && *it == i ? a.values[it - a.colidx.data()] : 0.0;
       if (back != a.values[q])
         throw Error(fmt::format("{}: CG needs a symmetric matrix, but a({},{}) = {} and a({},{}) = {} (1-based); "
-                                "use --method bicgstab or gmres",
+                                "use --method bicgstab, gmres, fgmres, fom or iom",
                                 token, i + 1, j + 1, a.values[q], j + 1, i + 1, back));
     }
 }
@@ -201,6 +201,7 @@ int run_solve(const SolveSpec& s) {
                          {"tol", s.krylov.tol},
                          {"max_iter", s.krylov.max_iter},
                          {"restart", s.krylov.restart},
+                         {"truncate", s.krylov.truncate},
                          {"baseline", s.baseline}};
   std::unique_ptr<ExperimentWriter> writer;
   if (s.record)
@@ -233,7 +234,8 @@ int run_solve(const SolveSpec& s) {
     r["variant_id"] = fmt::format("{}/solve/{}", to_string(d->info().backend), r["variant"].get<std::string>());
     r["kind"] = s.baseline.empty() ? "kernel" : "library";
     r["params"] = nlohmann::json::object();
-    if (s.krylov.method == KrylovMethod::GMRES) r["params"]["restart"] = s.krylov.restart;
+    if (restarted(s.krylov.method)) r["params"]["restart"] = s.krylov.restart;
+    if (s.krylov.method == KrylovMethod::IOM) r["params"]["truncate"] = s.krylov.truncate;
     if (r.contains("seconds") && r["seconds"].get<double>() > 0)
       r["timing"] = {{"samples", {r["seconds"]}}, {"seconds", {{"median", r["seconds"]}}}};
     r["seed"] = s.seed;
@@ -247,7 +249,8 @@ int run_solve(const SolveSpec& s) {
     r["features"] = to_json(f);
     r["tol"] = s.krylov.tol;
     r["max_iter"] = s.krylov.max_iter;
-    if (s.krylov.method == KrylovMethod::GMRES) r["restart"] = s.krylov.restart;
+    if (restarted(s.krylov.method)) r["restart"] = s.krylov.restart;
+    if (s.krylov.method == KrylovMethod::IOM) r["truncate"] = s.krylov.truncate;
     if (writer) writer->append(r);
     const double over = r.value("iteration_over_kernels", 0.0);
     fmt::print("{} {}{}{} on {}: {} after {} iterations, {:.3e} s/iteration{}, "
