@@ -141,6 +141,15 @@ TEST_F(DeviceReport, CudaFactsWhereThereIsAGpu) {
   if (r["values"]["clocks.sm_supported_mhz"].is_object())
     EXPECT_LE(r["values"]["clocks.sm_supported_mhz"]["max"].get<double>(), number(r, "clocks.sm_max_mhz") + 1);
   EXPECT_GT(number(r, "peaks.memory_gbs"), 0);
+  // deviceQuery's lines beside them: textures, pitch, unified addressing, host-mapped memory.
+  EXPECT_GT(number(r, "textures.texture_1d_width"), 0);
+  EXPECT_EQ(r["values"]["textures.texture_3d"].size(), 3u);
+  EXPECT_GT(r["values"]["textures.texture_2d"][1].get<double>(), 0);
+  EXPECT_GT(number(r, "textures.texture_alignment_bytes"), 0);
+  EXPECT_GT(number(r, "memory.max_pitch_bytes"), 0);
+  EXPECT_TRUE(r["values"]["memory.unified_addressing"].is_boolean());
+  EXPECT_TRUE(r["values"]["memory.host_mapped_memory"].is_boolean());
+  EXPECT_TRUE(r["values"]["modes.cooperative_launch"].is_boolean());
 }
 
 TEST_F(DeviceReport, NvmlLinesSayWhyWhenThereIsNoNvml) {

@@ -152,7 +152,7 @@ TEST(Friction, SingleWordSizesShowNoStorage) {
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_THAT(r.output, Not(HasSubstr("n=1000,soa=0")));
   EXPECT_THAT(r.output, testing::ContainsRegex("dot +S +n=1000 "));
-  EXPECT_THAT(r.output, testing::ContainsRegex("dot +DF +n=1001,soa=1 "));
+  EXPECT_THAT(r.output, testing::ContainsRegex("dot +DF +n=1001,storage=soa "));
   for (const auto& rec : hetbench::read_results(only_experiment(d.path()))) EXPECT_TRUE(rec["sizes"].contains("soa"));
   r = run_hetbench("run dot --precision D --dry-run" + out);
   EXPECT_THAT(r.output, Not(HasSubstr("soa")));

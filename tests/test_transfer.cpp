@@ -1,6 +1,7 @@
 // Op transfer (the host link): every direction and host memory kind validated through the
-// real runner on OpenCL (PoCL here), d2d skipped with its reason where a backend has no
-// peer, bad sizes refused, the PCIe practical-rate model; CUDA runs where a GPU is.
+// real runner on OpenCL (PoCL here), the copy to a second device skipped with its reason
+// where a backend has no peer, bad sizes refused, the PCIe practical-rate model; CUDA runs
+// where a GPU is.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/nvidia/pcie_link.hpp"
+#include "engine/results.hpp"
 #include "hetbench/device.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/op.hpp"
@@ -44,14 +46,18 @@ std::shared_ptr<Device> first_of(BackendKind kind, std::string& why) {
 }
 
 void expect_all_valid(const std::string& variant, const Device& dev) {
-  for (const char* dir : {"h2d", "d2h", "bidir"})
+  for (const std::string dir : {"h2d", "d2h", "bidir", "d2d"})
     for (const char* mem : {"pageable", "pinned"}) {
+      if (dir == "d2d" && std::string(mem) == "pinned") continue;  // no host memory in it
       const auto recs = run_transfer(variant, dev.id(), fmt::format("@{}@{}", dir, mem));
       ASSERT_EQ(recs.size(), kTransferSizes.size()) << dir << " " << mem;
       for (const auto& r : recs) {
         EXPECT_EQ(r["status"], "ok") << test::describe(r);
         const auto bytes = r["sizes"]["bytes"].get<double>();
-        EXPECT_EQ(r["validation"]["checked"].get<double>(), std::string(dir) == "bidir" ? 2 * bytes : bytes)
+        EXPECT_EQ(r["validation"]["checked"].get<double>(), dir == "bidir" ? 2 * bytes : bytes)
+            << test::describe(r);
+        // bandwidthTest's accounting: bidir moves the bytes twice, d2d reads and writes them.
+        EXPECT_EQ(r["min_bytes"].get<double>(), dir == "bidir" || dir == "d2d" ? 2 * bytes : bytes)
             << test::describe(r);
         EXPECT_EQ(r["features"]["direction"], dir);
         EXPECT_EQ(r["features"]["memory"], mem);
@@ -74,29 +80,49 @@ TEST(Transfer, CudaEveryDirectionAndMemoryValidates) {
   expect_all_valid("cuda/transfer/memcpy", *dev);
 }
 
-// With one device (or one context per device, as on OpenCL) d2d is skipped, saying why.
-TEST(Transfer, DeviceToDeviceSkippedWithoutPeer) {
+// With one device (or one context per device, as on OpenCL) the copy to a second device
+// is skipped, saying why and naming the variant (the reason once read "fails for  on").
+TEST(Transfer, PeerCopySkippedWithoutPeer) {
   std::string why;
   auto dev = first_of(BackendKind::OpenCL, why);
   if (!dev) GTEST_SKIP() << why;
   ASSERT_EQ(dev->info().peers, 0);
-  for (const auto& r : run_transfer("opencl/transfer/enqueue", dev->id(), "@d2d", {"4096"})) {
+  for (const auto& r : run_transfer("opencl/transfer/enqueue", dev->id(), "@peer", {"4096"})) {
     EXPECT_EQ(r["status"], "skipped") << test::describe(r);
-    EXPECT_NE(r.dump().find("peers >= 1"), std::string::npos) << r.dump();
+    EXPECT_NE(r.dump().find("constraint 'peer == 0 || peers >= 1' fails for opencl/transfer/enqueue on " + dev->id()),
+              std::string::npos)
+        << r.dump();
   }
 }
 
-TEST(Transfer, CudaDeviceToDevice) {
+TEST(Transfer, CudaPeerCopy) {
   std::string why;
   auto dev = first_of(BackendKind::Cuda, why);
   if (!dev) GTEST_SKIP() << why;
-  for (const auto& r : run_transfer("cuda/transfer/memcpy", dev->id(), "@d2d")) {
+  for (const auto& r : run_transfer("cuda/transfer/memcpy", dev->id(), "@peer")) {
     if (dev->info().peers == 0) {
       EXPECT_EQ(r["status"], "skipped") << test::describe(r);
     } else {
       EXPECT_EQ(r["status"], "ok") << test::describe(r);
     }
   }
+}
+
+// `run transfer` without --precision measures the op's one precision (S) instead of
+// refusing D; the table names the direction and memory instead of 0/1 flags.
+TEST(Transfer, RunWithoutPrecisionAndReadableSizes) {
+  std::string why;
+  auto dev = first_of(BackendKind::OpenCL, why);
+  if (!dev) GTEST_SKIP() << why;
+  test::TempDir d;
+  const auto r = test::run_hetbench("run transfer --device " + dev->id() + " --size 4096@dtod --reps 2 --out " + d.str());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("bytes=4096,direction=d2d,memory=pageable"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("bidir=0"), std::string::npos) << r.output;
+  const auto recs = read_results(test::only_experiment(d.path()));
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_EQ(recs[0]["precision"], "S");
+  EXPECT_EQ(recs[0]["status"], "ok") << recs[0].dump();
 }
 
 // The host device has no host link: no transfer variant runs there, and its calls say so.
@@ -118,6 +144,9 @@ TEST(Transfer, SizeTokens) {
   EXPECT_EQ(s[0].at("bytes"), 1 << 20);
   EXPECT_EQ(op.signature().axis("direction")->value(s[0]), "bidir");
   EXPECT_EQ(op.signature().axis("memory")->value(s[0]), "pinned");
+  // bandwidthTest's spellings of its three directions.
+  for (auto [alias, dir] : {std::pair{"htod", "h2d"}, {"dtoh", "d2h"}, {"dtod", "d2d"}})
+    EXPECT_EQ(op.signature().axis("direction")->value(op.parse_sizes(std::string("64@") + alias)[0]), dir) << alias;
   s = op.parse_sizes("1024,4096");
   ASSERT_EQ(s.size(), 2u);
   EXPECT_EQ(op.signature().axis("direction")->value(s[1]), "h2d");

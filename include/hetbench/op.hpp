@@ -254,12 +254,18 @@ class Op {
 
 // Ops register themselves from their source files (static registrars).
 void register_op(std::unique_ptr<Op> op);
-// A record's sizes without the keys of the op's axes that mean nothing in `precision` (the
-// double-word storage in S and D), for labels; an op or precision hetbench does not know
-// keeps every key.
+// A record's sizes as a label shows them: without the keys of the op's axes that mean
+// nothing in `precision` (the double-word storage in S and D), and each choice kept as 0/1
+// flags as one key naming the value (storage=soa, direction=d2h); an op or precision
+// hetbench does not know keeps every key.
 nlohmann::json meaningful_sizes(const std::string& op, const std::string& precision, nlohmann::json sizes);
 const Op& find_op(const std::string& name);  // throws Error listing the ops
 const Op* op_named(const std::string& name);  // null when no op has the name
+// The precisions a run measures when none are named: S and D where the op has them, else
+// every precision it has (transfer: S, "one run per size"; an int32-only op: I32).
+std::vector<Precision> default_precisions(const Op& op);
+// default_precisions of the op so named; S and D for a name no op has (planning names it).
+std::vector<Precision> default_precisions(const std::string& op);
 std::vector<const Op*> all_ops();
 
 template <class T>

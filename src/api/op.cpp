@@ -31,9 +31,21 @@ nlohmann::json meaningful_sizes(const std::string& op, const std::string& precis
   } catch (const Error&) {
     return sizes;
   }
-  for (const auto& a : o->signature().axes)
-    if (!a.precisions.empty() && std::find(a.precisions.begin(), a.precisions.end(), p) == a.precisions.end())
-      for (const auto& k : a.keys()) sizes.erase(k);
+  for (const auto& a : o->signature().axes) {
+    const auto keys = a.keys();
+    if (!a.precisions.empty() && std::find(a.precisions.begin(), a.precisions.end(), p) == a.precisions.end()) {
+      for (const auto& k : keys) sizes.erase(k);
+      continue;
+    }
+    // A choice kept as 0/1 flags reads as the value chosen: direction=d2h, not bidir=0,d2h=1.
+    if (a.kind != Axis::Kind::Choice || !a.indicators) continue;
+    if (std::none_of(keys.begin(), keys.end(), [&](const std::string& k) { return sizes.contains(k); })) continue;
+    std::string chosen = a.values.front();
+    for (const auto& k : keys)
+      if (sizes.contains(k) && sizes[k].is_number() && sizes[k].get<double>() != 0) chosen = k;
+    for (const auto& k : keys) sizes.erase(k);
+    sizes[a.name] = chosen;
+  }
   return sizes;
 }
 
@@ -95,6 +107,19 @@ const Op* op_named(const std::string& name) {
   for (const auto& o : op_registry())
     if (o->name() == name) return o.get();
   return nullptr;
+}
+
+std::vector<Precision> default_precisions(const Op& op) {
+  std::vector<Precision> out;
+  const auto has = op.precisions();
+  for (auto p : {Precision::S, Precision::D})
+    if (std::find(has.begin(), has.end(), p) != has.end()) out.push_back(p);
+  return out.empty() ? has : out;
+}
+
+std::vector<Precision> default_precisions(const std::string& op) {
+  if (const Op* o = op_named(op)) return default_precisions(*o);
+  return {Precision::S, Precision::D};
 }
 
 const Op& find_op(const std::string& name) {

@@ -77,7 +77,9 @@ std::string Variant::violated_constraint(const Device& dev, const Sizes& s, Prec
   for (const auto& [k, v] : s) vars[k] = static_cast<double>(v);
   for (const auto& [k, v] : pv) vars[k] = static_cast<double>(v);
   for (const auto& c : constraints)
-    if (c.eval(vars) == 0) return fmt::format("constraint '{}' fails for {} on {}", c.text(), format_params(pv), dev.id());
+    if (c.eval(vars) == 0)
+      return fmt::format("constraint '{}' fails for {}{} on {}", c.text(), id(),
+                         pv.empty() ? "" : " with " + format_params(pv), dev.id());
   return "";
 }
 

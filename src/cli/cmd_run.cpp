@@ -91,7 +91,8 @@ void add_run_selectors(CLI::App* sub, RunSelectors& s) {
       ->capture_default_str();
   sub->add_option("--device", s.r.devices, "host, opencl:P:D, cuda:N, a unique name substring, or all")
       ->capture_default_str();
-  sub->add_option("--precision", s.precisions, "list of S, D, DF, DD, I32 (int32: scan and reduce only)")->capture_default_str();
+  sub->add_option("--precision", s.precisions, "list of S, D, DF, DD, I32 (int32: scan and reduce only); default: S and D where the op has them, "
+                  "else the op's own");
   sub->add_option("--size", s.r.sizes, "sizes: 1000,2^20,1e6 or a:b:step or a:b:*2 (repeatable)");
   sub->add_option("--matrix", s.r.inputs,
                   "spmv: a Matrix Market file or a generator, gen:NAME:k=v,... (repeatable; `hetbench list generators`)");
@@ -111,7 +112,8 @@ RunSpec RunSelectors::run_spec() const {
   RunSpec out = r;
   std::vector<std::string> layouts;
   out.variants = split_commas(variant);
-  out.precisions = parse_precisions(precisions);
+  // Unnamed, the op's own (S and D where it has them): `run transfer` is not refused for D.
+  out.precisions = app && !app->count("--precision") ? default_precisions(out.op) : parse_precisions(precisions);
   for (const auto& p : params) {
     auto eq = p.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())

@@ -338,7 +338,8 @@ std::vector<std::string> string_list(const nlohmann::json& v, const std::string&
 std::string params_text(const nlohmann::json& params) {
   std::string s;
   if (params.is_object())
-    for (const auto& [k, v] : params.items()) s += fmt::format("{}{}={}", s.empty() ? "" : ",", k, v.dump());
+    for (const auto& [k, v] : params.items())
+      s += fmt::format("{}{}={}", s.empty() ? "" : ",", k, v.is_string() ? v.get<std::string>() : v.dump());
   return s;
 }
 

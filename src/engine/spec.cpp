@@ -140,6 +140,8 @@ RunSpec run_spec_from_json(const nlohmann::json& j, const std::string& where) {
     } catch (const Error& e) {
       bad(where, "precisions", e.what());
     }
+  } else {
+    r.precisions = default_precisions(r.op);
   }
   // A key and its singular spelling, each a token or an array of tokens.
   auto tokens = [&](std::initializer_list<const char*> keys, std::vector<std::string>& out) {

@@ -1,7 +1,9 @@
 // TRANSFER: the host link, as CUDA's bandwidthTest measures it: bytes copied between host
-// memory (pageable or pinned) and the device, one way, both ways at once, or to a second
-// device of the same backend. GB/s = bytes moved / time (1 GB = 1e9 bytes; bidir counts
-// both directions). The copies themselves are the Device's (src/ops/transfer.hpp).
+// memory (pageable or pinned) and the device, one way or both ways at once; within the
+// device's memory (bandwidthTest's Device to Device); or to a second device of the same
+// backend (peer). GB/s = bytes moved / time (1 GB = 1e9 bytes; bidir counts both
+// directions, d2d the bytes read and written, as bandwidthTest does). The copies
+// themselves are the Device's (src/ops/transfer.hpp).
 #include "ops/transfer.hpp"
 
 #include <unistd.h>
@@ -26,7 +28,7 @@ class TransferOp final : public Op {
  public:
   std::string name() const override { return "transfer"; }
   std::string description() const override {
-    return "host<->device copies (bandwidthTest): bytes@h2d|d2h|bidir|d2d@pageable|pinned";
+    return "host<->device and on-device copies (bandwidthTest): bytes@h2d|d2h|bidir|d2d|peer@pageable|pinned";
   }
   // Bytes have no precision: S stands for "one run per size".
   std::vector<Precision> precisions() const override { return {Precision::S}; }
@@ -38,7 +40,8 @@ class TransferOp final : public Op {
   }
 
   // "2^20", "1024:2^30:*4@d2h@pinned": the integer list of Op::parse_sizes, then any of
-  // @h2d @d2h @bidir @d2d (default h2d) and @pageable @pinned (default pageable).
+  // @h2d @d2h @bidir @d2d @peer (default h2d; bandwidthTest's spellings htod, dtoh, dtod
+  // too) and @pageable @pinned (default pageable).
   std::vector<Sizes> parse_sizes(const std::string& token) const override {
     std::size_t at = token.find('@');
     Sizes choices;
@@ -46,10 +49,12 @@ class TransferOp final : public Op {
     transfer_memory_axis().set(choices, std::size_t{0});
     for (std::size_t i = at; i != std::string::npos;) {
       const std::size_t next = token.find('@', i + 1);
-      const std::string v = token.substr(i + 1, next == std::string::npos ? std::string::npos : next - i - 1);
+      std::string v = token.substr(i + 1, next == std::string::npos ? std::string::npos : next - i - 1);
+      for (auto [alias, dir] : {std::pair{"htod", "h2d"}, {"dtoh", "d2h"}, {"dtod", "d2d"}})
+        if (v == alias) v = dir;
       if (!transfer_direction_axis().set(choices, v) && !transfer_memory_axis().set(choices, v))
         throw Error(fmt::format("transfer size '{}': unknown direction or host memory kind '{}' (expected h2d, d2h, "
-                                "bidir, d2d, pageable or pinned)",
+                                "bidir, d2d, peer, pageable or pinned)",
                                 token, v));
       i = next;
     }
@@ -92,7 +97,7 @@ class TransferOp final : public Op {
     prob->arrays.push_back(output_array("y", n, 1));
     prob->flops = 0;
     const auto dir = transfer_direction_axis().get<Direction>(s);
-    prob->min_bytes = static_cast<double>(n) * (dir == Direction::bidir ? 2 : 1);
+    prob->min_bytes = static_cast<double>(n) * (dir == Direction::bidir || dir == Direction::d2d ? 2 : 1);
     prob->features = features(s, seed);
     return prob;
   }
@@ -112,9 +117,9 @@ class TransferOp final : public Op {
       v.unwritten += unwritten;
       if (wrong + unwritten) v.max_ratio = INFINITY;
     };
-    if (dir == Direction::h2d || dir == Direction::bidir) check("y");
+    if (dir == Direction::h2d || dir == Direction::bidir || dir == Direction::d2d) check("y");
     if (dir == Direction::d2h || dir == Direction::bidir) check("host");
-    if (dir == Direction::d2d) check("peer");
+    if (dir == Direction::peer) check("peer");
     if (dir == Direction::bidir) v.note = "both directions checked (y on the device, the host buffer)";
     return v;
   }

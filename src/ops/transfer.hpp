@@ -1,6 +1,6 @@
 // Op transfer (the host link, as CUDA's bandwidthTest measures it): its axes, and the one
 // code variant every backend registers over the Device's host-link calls (alloc_host,
-// copy_to_device, copy_to_host, copy_peer).
+// copy_to_device, copy_to_host, copy_peer) and the on-device copy (Buffer::copy_from).
 #pragma once
 
 #include <cstring>
@@ -12,13 +12,17 @@
 
 namespace hetbench {
 
-enum class Direction { h2d, d2h, bidir, d2d };
+// bandwidthTest's three (Host to Device, Device to Host, Device to Device: a copy within
+// one device's memory), both directions at once, and a copy to a second device (peer).
+enum class Direction { h2d, d2h, bidir, d2d, peer };
 
-// Choices stored as 0/1 keys (d2h, bidir, d2d; pinned), so that constraints read them.
+// Choices stored as 0/1 keys (d2h, bidir, d2d, peer; pinned), so that constraints read them.
 inline const Axis& transfer_direction_axis() {
-  static const Axis a = Axis::choice("direction", {"h2d", "d2h", "bidir", "d2d"},
-                                     "host to device, device to host, both at once on two lanes, device to device",
-                                     /*indicators=*/true);
+  static const Axis a =
+      Axis::choice("direction", {"h2d", "d2h", "bidir", "d2d", "peer"},
+                   "host to device, device to host, both at once on two lanes, within the device's memory, to a "
+                   "second device",
+                   /*indicators=*/true);
   return a;
 }
 inline const Axis& transfer_memory_axis() {
@@ -66,7 +70,7 @@ void register_transfer_variant(const std::string& name, const std::string& descr
                                std::function<std::shared_ptr<Device>(Device&)> peer_of) {
   CodeVariantInfo info{.op = "transfer", .name = name, .description = description, .library = "host link",
                        .precisions = {Precision::S}, .params = {},
-                       .constraints = {"d2d == 0 || peers >= 1"}};
+                       .constraints = {"peer == 0 || peers >= 1"}};
   register_code_variant<Call>(
       std::move(info),
       [](Call& c) {
@@ -80,7 +84,8 @@ void register_transfer_variant(const std::string& name, const std::string& descr
             d.copy_to_host(c.recv->data(), x, c.bytes, 1);
             d.copy_to_device(y, c.send->data(), c.bytes, 0);
             break;
-          case Direction::d2d: d.copy_peer(*c.peer, *c.peer_dev, x, c.bytes); break;
+          case Direction::d2d: y.copy_from(x); break;
+          case Direction::peer: d.copy_peer(*c.peer, *c.peer_dev, x, c.bytes); break;
         }
       },
       [peer_of](Call& c) {
@@ -92,9 +97,9 @@ void register_transfer_variant(const std::string& name, const std::string& descr
           std::memcpy(c.send->data(), c.prob->array("x").host.data(), c.bytes);
         }
         if (c.dir == Direction::d2h || c.dir == Direction::bidir) c.recv = c.dev->alloc_host(c.bytes, kind);
-        if (c.dir == Direction::d2d) {
+        if (c.dir == Direction::peer) {
           c.peer_dev = peer_of(*c.dev);
-          if (!c.peer_dev) throw PointError(fmt::format("{}: no peer device for a device-to-device copy", c.dev->id()));
+          if (!c.peer_dev) throw PointError(fmt::format("{}: no second device for a peer copy", c.dev->id()));
           c.peer = c.peer_dev->alloc(c.bytes);
           c.dev->finish();
         }

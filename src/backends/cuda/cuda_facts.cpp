@@ -109,8 +109,34 @@ DeviceFacts cuda_facts(const Device& d) {
   a.add(cudaDevAttrTotalConstantMemory, "constant_bytes", "constant memory", "bytes");
   a.flag(cudaDevAttrEccEnabled, "ecc", "ECC enabled");
   a.flag(cudaDevAttrManagedMemory, "managed_memory", "managed memory");
+  a.flag(cudaDevAttrUnifiedAddressing, "unified_addressing", "unified addressing (UVA)");
+  a.flag(cudaDevAttrCanMapHostMemory, "host_mapped_memory", "host page-locked memory mapping");
+  a.flag(cudaDevAttrIntegrated, "integrated", "integrated GPU sharing host memory");
+  a.add(cudaDevAttrMaxPitch, "max_pitch_bytes", "max memory pitch", "bytes");
+
+  // deviceQuery's texture and surface lines: the largest texture of each shape and the
+  // alignments a texture or surface needs.
+  f.section("textures");
+  a.add(cudaDevAttrMaxTexture1DWidth, "texture_1d_width", "max texture 1D width");
+  f.add("texture_2d", "max texture 2D (width, height)",
+        nlohmann::json::array({a.get(cudaDevAttrMaxTexture2DWidth).value_or(0),
+                               a.get(cudaDevAttrMaxTexture2DHeight).value_or(0)}));
+  f.add("texture_3d", "max texture 3D (width, height, depth)",
+        a.triple(cudaDevAttrMaxTexture3DWidth, cudaDevAttrMaxTexture3DHeight, cudaDevAttrMaxTexture3DDepth));
+  f.add("texture_1d_layered", "max layered 1D texture (width, layers)",
+        nlohmann::json::array({a.get(cudaDevAttrMaxTexture1DLayeredWidth).value_or(0),
+                               a.get(cudaDevAttrMaxTexture1DLayeredLayers).value_or(0)}));
+  f.add("texture_2d_layered", "max layered 2D texture (width, height, layers)",
+        a.triple(cudaDevAttrMaxTexture2DLayeredWidth, cudaDevAttrMaxTexture2DLayeredHeight,
+                 cudaDevAttrMaxTexture2DLayeredLayers));
+  a.add(cudaDevAttrTextureAlignment, "texture_alignment_bytes", "texture alignment", "bytes");
+  a.add(cudaDevAttrTexturePitchAlignment, "texture_pitch_alignment_bytes", "texture pitch alignment", "bytes");
+  a.add(cudaDevAttrSurfaceAlignment, "surface_alignment_bytes", "surface alignment", "bytes");
 
   f.section("modes");
+  a.flag(cudaDevAttrKernelExecTimeout, "kernel_timeout", "run time limit on kernels");
+  a.flag(cudaDevAttrComputePreemptionSupported, "compute_preemption", "compute preemption");
+  a.flag(cudaDevAttrCooperativeLaunch, "cooperative_launch", "cooperative kernel launch");
   if (auto m = a.get(cudaDevAttrComputeMode)) {
     static const char* names[] = {"Default", "Exclusive_Thread", "Prohibited", "Exclusive_Process"};
     f.add("compute_mode", "compute mode", *m >= 0 && *m < 4 ? names[*m] : "unknown", "", "CUDA runtime");

@@ -337,7 +337,11 @@ void ClBuffer::fill(unsigned char byte) {
 void ClBuffer::copy_from(Buffer& src) {
   auto& s = dynamic_cast<ClBuffer&>(src);
   if (!bytes_) return;
-  HB_CL(clEnqueueCopyBuffer(dev_.queue(), s.mem(), mem_, 0, 0, bytes_, 0, nullptr, nullptr), dev_.id());
+  // Its event is timed like a kernel's (transfer's d2d, the solvers' copies).
+  HB_CL(clEnqueueCopyBuffer(dev_.queue(), s.mem(), mem_, 0, 0, std::min(bytes_, s.bytes()), 0, nullptr,
+                            dev_.event_slot()),
+        dev_.id());
+  dev_.take_slot();
 }
 
 namespace {
