@@ -195,6 +195,41 @@ TEST(CompareCli, ByDeviceWithinOneExperiment) {
   EXPECT_EQ(nlohmann::json::parse(r.output)["counts"]["slower"], 3);
 }
 
+// Devices whose kernels differ (host omp against OpenCL vec): each problem's fastest own
+// variant on one device against the other's; a vendor library is not "own", and a
+// problem measured on one device only pairs with nothing.
+TEST(CompareCli, ByDevicePairsEachDevicesBestOwnVariant) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(seed);
+  test::TempDir tmp;
+  std::vector<nlohmann::json> pts;
+  int i = 0;
+  for (std::int64_t n : {1000, 2000}) {
+    pts.push_back(point(i++, "host", n, samples(2e-3, 0.005, 60, seed + i), "omp"));
+    pts.push_back(point(i++, "host", n, samples(3e-3, 0.005, 60, seed + i), "loop"));
+    pts.push_back(point(i++, "opencl:0:0", n, samples(1e-3, 0.005, 60, seed + i), "vec"));
+    auto lib = point(i++, "opencl:0:0", n, samples(0.5e-3, 0.005, 60, seed + i), "clblast");
+    lib["kind"] = "library";
+    pts.push_back(lib);
+  }
+  pts.push_back(point(i++, "host", 4000, samples(2e-3, 0.005, 60, seed + i), "omp"));
+  const auto d = write_experiment(tmp.path() / "x", pts).string();
+  auto r = test::run_hetbench("compare " + d + " --by device=host,opencl:0:0 --format json 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  ASSERT_EQ(j["pairs"].size(), 2u) << j.dump(1);
+  for (const auto& p : j["pairs"]) {
+    EXPECT_EQ(p["pairing"], "best own");
+    EXPECT_EQ(p["variant_id"], "host/dot/omp");
+    EXPECT_EQ(p["candidate_variant_id"], "host/dot/vec");
+    EXPECT_EQ(p["verdict"], "faster");
+    EXPECT_NEAR(p["ratio"].get<double>(), 0.5, 0.02);
+  }
+  EXPECT_EQ(j["groups"][0]["group"], "dot best own S");
+  r = test::run_hetbench("compare " + d + " --by device=host,opencl:0:0 2>/dev/null");
+  EXPECT_THAT(r.output, HasSubstr("best own: omp | vec"));
+}
+
 TEST(CompareCli, BadInputIsOneClearError) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE(seed);

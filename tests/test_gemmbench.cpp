@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 
 #include "test_util.hpp"
 #include "util/sha256.hpp"
@@ -215,4 +216,44 @@ TEST(Gemmbench, TheEntrysAuthorLicenceAndOriginAreRecorded) {
   EXPECT_THAT(r.output, HasSubstr("licence"));
   EXPECT_THAT(r.output, HasSubstr("expected a non-empty string"));
   EXPECT_FALSE(std::filesystem::exists(d.path() / "bad"));
+}
+
+// GEMMbench's three NT kernels, written for hetbench as entries of its format
+// (bench/gemmbench), run from a spec's "gemmbench" key as the presets do: every entry at
+// orders that are and are not multiples of the local size's grid, local sizes whose rows
+// make the barrier kernel's last k-chunk short, validated on PoCL; the presets parse.
+TEST(Gemmbench, ShippedNtEntriesRunFromASpec) {
+  TempDir d;
+  const std::string entries = source_dir() + "/bench/gemmbench";
+  write_text(d.path() / "spec.json", R"({"name": "nt", "gemmbench": ")" + entries + R"(", "devices": "opencl:0:0",
+    "reps": 2, "warmup": 1, "runs": [{"op": "gemm", "sizes": ["36", "100"], "params": {"LWS_J": "1", "LWS_I": "2,4"}}]})");
+  auto r = run_hetbench("sweep " + (d.path() / "spec.json").string() + " --out " + (d.path() / "out").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto recs = hetbench::read_results(only_experiment(d.path() / "out"));
+  ASSERT_EQ(recs.size(), 12u);
+  std::set<std::string> names;
+  for (const auto& rec : recs) {
+    EXPECT_EQ(rec["status"], "ok") << describe(rec);
+    EXPECT_EQ(rec["sizes"]["tb"], 1);
+    EXPECT_LT(rec["validation"]["max_err_over_bound"].get<double>(), 1) << describe(rec);
+    names.insert(rec["variant"]);
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"SGEMM_NT_1x1", "SGEMM_NT_1x4", "SGEMM_NT_1x4_barrier"}));
+  // The entries' files are recorded with the experiment, so that replay needs nothing else.
+  const auto ej = read_json(only_experiment(d.path() / "out") / "experiment.json");
+  EXPECT_EQ(ej["kernels"]["files"].size(), 6u) << ej["kernels"].dump();
+  // A relative path is the spec's folder's; a run of another op cannot take the entries.
+  write_text(d.path() / "bad.json", R"({"gemmbench": "nowhere", "runs": [{"op": "gemm", "sizes": ["8"]}]})");
+  r = run_hetbench("sweep " + (d.path() / "bad.json").string() + " --out " + (d.path() / "bad").string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr((d.path() / "nowhere").string()));
+  write_text(d.path() / "dot.json", R"({"gemmbench": ")" + entries + R"(", "runs": [{"op": "dot", "sizes": ["8"]}]})");
+  r = run_hetbench("sweep " + (d.path() / "dot.json").string() + " --out " + (d.path() / "bad").string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("its run of op 'dot' cannot run them"));
+  for (const char* preset : {"gemmbench-nt-n.json", "gemmbench-nt-lws.json"}) {
+    r = run_hetbench("sweep " + source_dir() + "/bench/" + preset + " --dry-run");
+    EXPECT_EQ(r.status, 0) << preset << ": " << r.output;
+    EXPECT_THAT(r.output, HasSubstr("SGEMM_NT_1x4_barrier")) << preset;
+  }
 }

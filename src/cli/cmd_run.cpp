@@ -171,6 +171,16 @@ std::vector<RunSpec> kernel_runs(const RunSpec& r0, const std::string& kernel, c
   return out;
 }
 
+std::vector<RunSpec> gemmbench_runs(const std::vector<RunSpec>& runs, const std::string& entries) {
+  std::vector<RunSpec> out;
+  for (const auto& r : runs) {
+    if (r.op != "gemm")
+      throw Error(fmt::format("a spec's \"gemmbench\" entries are GEMMs: its run of op '{}' cannot run them", r.op));
+    for (auto& k : kernel_runs(r, entries, "")) out.push_back(std::move(k));
+  }
+  return out;
+}
+
 namespace {
 
 constexpr const char* kFilterHelp =
@@ -252,6 +262,7 @@ Command add_sweep(CLI::App& app, const std::string& command_line) {
               if (resume->retry_errors) throw Error("sweep: --retry-errors goes with --resume EXPERIMENT");
               Experiment e = experiment_from_file(*path);
               for (auto& r : e.runs) apply_measure(sub, *m, r);
+              if (e.spec.contains("gemmbench")) e.runs = gemmbench_runs(e.runs, e.spec["gemmbench"]);
               e.command_line = command_line;
               if (sub->count("--filter")) set_filter(e, *filter);
               apply(*c, e, sub->count("--seed") > 0);

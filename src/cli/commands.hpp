@@ -43,6 +43,8 @@ void apply_measure(const CLI::App* sub, const Measure& m, RunSpec& r);
 // `--kernel ENTRY` (and `--lws J,I`) of run and tune: one run per GEMMbench or Lift entry
 // (a file, or every entry of a folder), each with the entry's precision and problem axes.
 std::vector<RunSpec> kernel_runs(const RunSpec& r0, const std::string& kernel, const std::string& lws);
+// A spec's runs with its "gemmbench" entries: kernel_runs of each (every run must be gemm).
+std::vector<RunSpec> gemmbench_runs(const std::vector<RunSpec>& runs, const std::string& entries);
 // `--kernel-about KEY=VALUE` of run and tune: the entry's author, licence or origin as the
 // user states them, into the experiment's spec ("kernel_about"; engine/kernel_files).
 void add_kernel_about(CLI::App* sub, std::vector<std::string>& about);

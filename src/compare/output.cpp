@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "hetbench/op.hpp"
 #include "util/text_table.hpp"
 
 namespace hetbench {
@@ -60,10 +61,15 @@ Table pair_rows(const Comparison& c, bool with_side) {
   if (with_side) t[0].insert(t[0].begin(), "vs");
   for (const auto& p : c.pairs) {
     const auto& r = *p.ref;
-    std::string variant = r["variant"].get<std::string>();
-    if (!r["params"].empty()) variant += " " + compact(r["params"]);
+    auto named = [](const nlohmann::json& x) {
+      std::string v = x["variant"].get<std::string>();
+      return x["params"].empty() ? v : v + " " + compact(x["params"]);
+    };
+    const std::string variant = p.best_own ? "best own: " + named(r) + " | " + named(*p.cand) : named(r);
     std::vector<std::string> row{
-        r["op"], variant, r["device"], r["precision"], compact(r["sizes"]), timing_cell(r), timing_cell(*p.cand)};
+        r["op"], variant, r["device"], r["precision"],
+        compact(meaningful_sizes(r.value("op", ""), r.value("precision", ""), r["sizes"])), timing_cell(r),
+        timing_cell(*p.cand)};
     if (p.j.verdict == Verdict::invalid)
       row.insert(row.end(), {"", ""});
     else
@@ -89,7 +95,10 @@ Table csv_rows(const Comparison& c) {
   };
   for (const auto& p : c.pairs) {
     const auto& r = *p.ref;
-    std::vector<std::string> row{c.labels[p.side],    r["op"],        r["variant_id"],
+    const std::string id = p.best_own ? "best own: " + r["variant_id"].get<std::string>() + " | " +
+                                            (*p.cand)["variant_id"].get<std::string>()
+                                      : r["variant_id"].get<std::string>();
+    std::vector<std::string> row{c.labels[p.side],    r["op"],        id,
                                  r["device"],         r["precision"], compact(r["sizes"]),
                                  compact(r["params"])};
     timing(r, row);
@@ -146,7 +155,7 @@ std::vector<GroupSummary> summarize(const Comparison& c) {
   std::vector<double> log_sum;
   for (const auto& p : c.pairs) {
     const auto& cand = c.labels[p.side];
-    const auto group = point_group(*p.ref, c.attr);
+    const auto group = pair_group(p, c.attr);
     auto it =
         std::find_if(out.begin(), out.end(), [&](const auto& g) { return g.candidate == cand && g.group == group; });
     if (it == out.end()) {
@@ -184,6 +193,11 @@ nlohmann::json to_json(const Comparison& c) {
                         {"why", p.j.why}};
     if (c.attr != "experiment" && c.attr != "commit")
       j["candidate_" + c.attr] = (*p.cand)[c.attr == "variant" ? "variant_id" : c.attr];
+    j["pairing"] = p.best_own ? "best own" : "same variant";
+    if (p.best_own) {
+      j["candidate_variant_id"] = (*p.cand)["variant_id"];
+      j["candidate_params"] = (*p.cand)["params"];
+    }
     if (p.j.verdict != Verdict::invalid)
       j.update({{"ratio", p.j.ratio},
                 {"ratio_lo", p.j.lo},

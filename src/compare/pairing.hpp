@@ -33,7 +33,8 @@ std::vector<CompareSide> make_sides(const std::vector<RecordedExperiment>& exps,
 
 // A point's identity less the compared attribute (a variant's parameters belong to it).
 std::string point_key(const nlohmann::json& rec, const std::string& attr);
-// The group of the geometric-mean summary: op, variant, device, precision, less the attribute.
+// The group of the geometric-mean summary: op, variant, device, precision, less the
+// attribute.
 std::string point_group(const nlohmann::json& rec, const std::string& attr);
 
 struct ComparedPair {
@@ -41,7 +42,13 @@ struct ComparedPair {
   const nlohmann::json* cand = nullptr;
   std::size_t side = 1;  // the candidate's side
   Judgement j;
+  // --by device: the fastest own variant of each side at one problem (op, precision,
+  // sizes), whatever the variants are, rather than the same variant on both.
+  bool best_own = false;
 };
+// The summary group of a pair: point_group of its reference, or op and precision for a
+// best-own pair.
+std::string pair_group(const ComparedPair& p, const std::string& attr);
 
 struct Comparison {
   std::string attr;
@@ -53,7 +60,9 @@ struct Comparison {
 };
 
 // Pairs every side with the reference; points sharing a key on one side pair in order of
-// occurrence. Throws Error when no point pairs at all ("nothing in common"), saying what
+// occurrence. With attr "device", each problem's fastest own (not library) point of the
+// reference also pairs with the candidate's (best_own), unless they already paired as the
+// same variant: which device runs the op faster, whatever kernel each is best with. Throws Error when no point pairs at all ("nothing in common"), saying what
 // each side holds.
 Comparison compare_sides(const std::vector<CompareSide>& sides, const std::string& attr, double threshold,
                          double max_threshold = kMaxThreshold);

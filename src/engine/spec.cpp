@@ -183,14 +183,23 @@ RunSpec run_spec_from_json(const nlohmann::json& j, const std::string& where) {
 
 Experiment experiment_from_file(const std::string& path) {
   Experiment e = experiment_from_json(read_json_file(path), path);
+  // GEMMbench entries named by a spec are found beside the spec, wherever it is run from.
+  if (e.spec.contains("gemmbench")) {
+    const std::filesystem::path entries = e.spec["gemmbench"].get<std::string>();
+    if (entries.is_relative())
+      e.spec["gemmbench"] = (std::filesystem::absolute(path).parent_path() / entries).lexically_normal().string();
+  }
   const std::string text = read_text_file(path);
   e.spec_file = {{"path", std::filesystem::absolute(path).string()}, {"fnv1a64", hash_hex(text)}, {"text", text}};
   return e;
 }
 
 // The experiment's own keys of a spec, beside its runs (or beside the one run it is):
-// "targets" are `hetbench check`'s (engine/query.hpp), "filter" narrows the plan.
-constexpr const char* kExperimentKeys[] = {"name", "description", "seed", "runs", "best_only", "targets", "filter"};
+// "targets" are `hetbench check`'s (engine/query.hpp), "filter" narrows the plan,
+// "gemmbench" names GEMMbench entries (a file or folder, relative to the spec) that every
+// gemm run measures instead of its variants, as `run --kernel` does.
+constexpr const char* kExperimentKeys[] = {"name",    "description", "seed",     "runs",
+                                           "best_only", "targets",   "filter", "gemmbench"};
 
 Experiment experiment_from_json(const nlohmann::json& j, const std::string& path) {
   if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", path));
@@ -212,6 +221,8 @@ Experiment experiment_from_json(const nlohmann::json& j, const std::string& path
     e.seed = j["seed"];
   }
   if (j.contains("best_only")) e.best_only = bool_value(j["best_only"], path, "best_only");
+  if (j.contains("gemmbench") && (!j["gemmbench"].is_string() || j["gemmbench"].get<std::string>().empty()))
+    bad(path, "gemmbench", "expected the path of a GEMMbench entry or of a folder of entries");
   if (j.contains("filter")) {
     if (!j["filter"].is_string()) bad(path, "filter", "expected a regular expression (a string)");
     check_filter(j["filter"].get<std::string>(), fmt::format("{}: key 'filter'", path));
