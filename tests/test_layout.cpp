@@ -6,9 +6,13 @@
 
 #include <fstream>
 #include <random>
+#include <set>
 
 #include "hetbench/error.hpp"
+#include "engine/results.hpp"
+#include "hetbench/device.hpp"
 #include "ops/layout.hpp"
+#include "ops/layout_arch.hpp"
 #include "test_util.hpp"
 
 using namespace hetbench;
@@ -154,4 +158,89 @@ TEST(Layout, AccessorsForStructsBlocksAndScratchpad) {
   EXPECT_THAT(s, HasSubstr("#define TILE_BODY_X(j, src) (hb_sp[(j)].x)"));
   EXPECT_THAT(s, HasSubstr("#define TILE_BODY_Y(j, src) BODY_Y(src)"));
   EXPECT_EQ(l.scratch_bytes(4), 512u);
+}
+
+// One file, a layout per architecture (Majeti et al.): a device takes the section named
+// after its most specific name, whatever the order of the sections.
+TEST(LayoutArch, TheMostSpecificNameWins) {
+  DeviceInfo h200;
+  h200.id = "cuda:0";
+  h200.backend = BackendKind::Cuda;
+  h200.type = "gpu";
+  h200.vendor = "NVIDIA Corporation";
+  h200.extra = {{"compute_capability", "9.0"}, {"architecture", "hopper"}};
+  auto pick = [](const std::string& text, const DeviceInfo& d) {
+    return match_arch(parse_layout_text(text, "t.layout"), d);
+  };
+  const std::string body = "\nStruct all Field fp x Field fp y Field fp z Field fp m\n";
+  auto m = pick("Arch any" + body + "Arch gpu" + body + "Arch Hopper" + body + "Arch nvidia" + body, h200);
+  EXPECT_TRUE(m.matched);
+  EXPECT_EQ(m.index, 2u);
+  EXPECT_THAT(m.why, HasSubstr("Arch 'Hopper' of t.layout: cuda:0 is an NVIDIA hopper GPU (compute capability 9.0)"));
+  m = pick("Arch cpu" + body + "Arch sm_90" + body, h200);
+  EXPECT_EQ(m.index, 1u);
+  m = pick("Arch any" + body + "Arch gpu" + body, h200);
+  EXPECT_EQ(m.index, 1u);
+  EXPECT_THAT(m.why, HasSubstr("its type is gpu"));
+  m = pick("Arch cuda" + body + "Arch nvidia" + body, h200);
+  EXPECT_EQ(m.index, 1u) << "the vendor is more specific than the API";
+  m = pick("Arch amd" + body + "Arch cpu" + body, h200);
+  EXPECT_FALSE(m.matched);
+  EXPECT_EQ(m.index, 0u);
+  EXPECT_THAT(m.why, HasSubstr("no Arch section of t.layout names cuda:0 (it answers to hopper, sm_90, nvidia, cuda, "
+                               "gpu, any): its first section, 'amd', is measured there"));
+  // The host answers to its instruction set and API before its type.
+  const auto host = resolve_devices("host").front();
+  m = pick("Arch cpu" + body + "Arch host" + body, host->info());
+  EXPECT_EQ(m.index, 1u) << m.why;
+}
+
+// `run nbody --size N@FILE` with a file of three sections: the host, PoCL (and a GPU, on
+// the GPU run) each measure their own section, and the record says which and why; FILE#*
+// measures every section on every device, FILE#NAME one section, a missing one is bad input.
+TEST(LayoutArch, EachDeviceMeasuresItsOwnSection) {
+  test::TempDir d;
+  const std::string body = "\nStruct all Field fp x Field fp y Field fp z Field fp m\n";
+  test::write_text(d.path() / "three.layout", "Arch gpu" + body + "Arch opencl\nStruct pos Field fp x Field fp y Field fp z\n" +
+                                                 "Arch host\nAoSoA b 8 Field fp x Field fp y Field fp z Field fp m\n");
+  const std::string file = (d.path() / "three.layout").string();
+  std::string devices = "host";
+  try {
+    resolve_devices("opencl:0:0");
+    devices += ",opencl:0:0";
+  } catch (const Error&) {
+  }
+  auto r = test::run_hetbench("run nbody --device " + devices + " --precision S --size 1000@" + file + " --reps 2 --out " +
+                              (d.path() / "a").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto recs = read_results(test::only_experiment(d.path() / "a"));
+  ASSERT_FALSE(recs.empty());
+  for (const auto& rec : recs) {
+    EXPECT_EQ(rec["status"], "ok") << test::describe(rec);
+    const std::string want = rec["device"] == "host" ? "host" : "opencl";
+    EXPECT_EQ(rec["features"]["layout_arch"], want) << test::describe(rec);
+    EXPECT_EQ(rec["sizes"]["input"], file + "#" + want);
+    EXPECT_THAT(rec["param_source"]["LAYOUT"].get<std::string>(),
+                HasSubstr("Arch '" + want + "' of " + file + ": " + rec["device"].get<std::string>() + " is"));
+  }
+  r = test::run_hetbench("run nbody --device host --variant omp --precision S --size 100@" + file + "#* --reps 1 --out " +
+                         (d.path() / "b").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::set<std::string> archs;
+  for (const auto& rec : read_results(test::only_experiment(d.path() / "b"))) archs.insert(rec["features"]["layout_arch"]);
+  EXPECT_EQ(archs, (std::set<std::string>{"gpu", "opencl", "host"}));
+  r = test::run_hetbench("run nbody --device host --variant omp --precision S --size 100@" + file + "#gpu --reps 1 --out " +
+                         (d.path() / "c").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const auto& rec : read_results(test::only_experiment(d.path() / "c"))) EXPECT_EQ(rec["features"]["layout_arch"], "gpu");
+  r = test::run_hetbench("run nbody --device host --precision S --size 100@" + file + "#tpu --out " + (d.path() / "e").string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("has no 'Arch tpu' section (it has gpu, opencl, host; '#*' measures each)"));
+  // No section names the device: the first is measured, and the run says so once.
+  test::write_text(d.path() / "none.layout", "Arch fpga" + body + "Arch tpu" + body);
+  r = test::run_hetbench("run nbody --device host --variant omp --precision S --size 100@" + (d.path() / "none.layout").string() +
+                         " --reps 1 --out " + (d.path() / "f").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("no Arch section of"));
+  EXPECT_THAT(r.output, HasSubstr("its first section, 'fpga', is measured there"));
 }

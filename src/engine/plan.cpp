@@ -8,6 +8,7 @@
 
 #include "engine/plan_params.hpp"
 #include "hetbench/error.hpp"
+#include "ops/layout_arch.hpp"
 #include "util/ranges.hpp"
 
 namespace hetbench {
@@ -244,9 +245,17 @@ Plan plan_points(std::vector<RunPlan> runs, const tuning::TuningLookup* db) {
   };
   auto add = [&](std::size_t ri, Precision prec, std::size_t si, std::size_t di, const Variant& v,
                  const ParamValues& set, const std::optional<tuning::LookupHit>& hit, nlohmann::json why) {
+    const Device& dev = *plan.runs[ri].devices[di];
+    // A layout file of several Arch sections: the device's own section (ops/layout_arch).
+    std::optional<DeviceLayout> arch;
+    if (plan.runs[ri].input_errors[si].empty()) arch = layout_for_device(plan.runs[ri].op->name(), plan.runs[ri].sizes[si], dev.info());
+    if (arch) {
+      si = with_layout(ri, si, arch->token);
+      if (!arch->match.matched) note(arch->match.why);
+    }
     const auto& r = plan.runs[ri];
-    const Device& dev = *r.devices[di];
     auto res = resolver.resolve(r, si, dev, prec, v, set, hit, !why.is_null());
+    if (arch) res.source[kLayoutKey] = arch->match.why;
     if (!res.note.empty()) note(res.note);
     if (!res.layout.empty()) {
       Sizes s = r.sizes[si];

@@ -40,8 +40,9 @@ inline std::string layout_path(const std::string& op, const std::string& token) 
                                op, op));
 }
 
-// The Sizes::input of a layout: "TOKEN" for a file of one Arch section, "TOKEN#ARCH"
-// for each section of a file with several (each is a layout of its own).
+// The layout a size names: its Sizes::input is "TOKEN" for a file of one Arch section (or
+// of several, before the plan has chosen the device's: the first), "TOKEN#ARCH" for one
+// section of a file with several.
 inline Layout layout_of(const std::string& op, const FieldSet& fs, const Sizes& s) {
   if (s.input.empty()) {  // no layout named: every field its own array
     Layout l = resolve_layout(LayoutFile{"(default)", {ArchLayout{"any", 0, {}, {}}}}, 0, fs, op);
@@ -93,14 +94,29 @@ std::vector<Sizes> parse_layout_sizes(const std::string& op, const FieldSet& fs,
   }
   std::vector<std::string> inputs{""};
   if (!lay.empty()) {
-    const LayoutFile f = read_layout_file(layout_path(op, lay));
+    // FILE: one layout, the section each device takes (ops/layout_arch.hpp, chosen when the
+    // points are planned); FILE#NAME: that section everywhere; FILE#*: every section, each
+    // a layout of its own (to compare them).
+    std::string file = lay, arch;
+    if (auto h = lay.rfind('#'); h != std::string::npos) {
+      file = lay.substr(0, h);
+      arch = lay.substr(h + 1);
+    }
+    const LayoutFile f = read_layout_file(layout_path(op, file));
     inputs.clear();
     for (const auto& a : f.archs) {
-      inputs.push_back(f.archs.size() == 1 ? lay : lay + "#" + a.arch);
       Sizes probe;
-      probe.input = inputs.back();
+      probe.input = f.archs.size() == 1 ? file : file + "#" + a.arch;
       const Layout l = layout_of(op, fs, probe);  // bad layouts are bad input now, not a failed point later
       if (stages) check_staged(l, fs, stages, op);
+      if (arch == "*" || arch == a.arch) inputs.push_back(probe.input);
+    }
+    if (arch.empty()) inputs = {file};
+    if (inputs.empty()) {
+      std::string names;
+      for (const auto& a : f.archs) names += (names.empty() ? "" : ", ") + a.arch;
+      throw InputError(fmt::format("{} size '{}': {} has no 'Arch {}' section (it has {}; '#*' measures each)", op,
+                                   token, f.path, arch, names));
     }
   }
   std::vector<Sizes> out;

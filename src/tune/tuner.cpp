@@ -272,7 +272,15 @@ std::pair<Experiment, TuneSettings> recorded_tuning(const nlohmann::json& j, con
 int tune_experiment(Experiment e, const TuneSettings& s, const std::optional<std::filesystem::path>& resume,
                     const ResultHook& on_result, const StartsHook& starts) {
   check_strategy(s.strategy);
-  for (auto& r : e.runs) r.whole_domains = true;
+  for (auto& r : e.runs) {
+    r.whole_domains = true;
+    // A layout file of several Arch sections is a dimension of the space: every section
+    // (FILE#*), not the one section a run would take for the device (ops/layout_arch.hpp).
+    if (const Op* op = op_named(r.op); op && op_has_layouts(*op))
+      for (auto& tok : r.sizes)
+        if (const auto at = tok.rfind('@'); at != std::string::npos && tok.find('#', at) == std::string::npos)
+          tok += "#*";
+  }
   e.seed = s.seed;
   const Plan plan = plan_experiment(e);
   const auto tasks = tasks_of(plan);

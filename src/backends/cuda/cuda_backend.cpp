@@ -82,6 +82,7 @@ CudaDevice::CudaDevice(int ordinal) : ordinal_(ordinal) {
   auto [f32, f64] = nvidia_sm_lanes(p.major, p.minor);
   auto& x = i.extra;
   x["compute_capability"] = fmt::format("{}.{}", p.major, p.minor);
+  x["architecture"] = nvidia_arch_name(p.major, p.minor);
   x["sm_count"] = p.multiProcessorCount;
   x["fp32_lanes_per_sm"] = f32;
   x["fp64_lanes_per_sm"] = f64;

@@ -17,4 +17,15 @@ std::pair<int, int> nvidia_sm_lanes(int major, int minor) {
   }
 }
 
+const char* nvidia_arch_name(int major, int minor) {
+  switch (major) {
+    case 6: return "pascal";
+    case 7: return minor >= 5 ? "turing" : "volta";
+    case 8: return minor == 9 ? "ada" : "ampere";
+    case 9: return "hopper";
+    case 10: case 11: case 12: return "blackwell";
+    default: return "";
+  }
+}
+
 }  // namespace hetbench

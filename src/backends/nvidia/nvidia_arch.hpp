@@ -9,5 +9,8 @@ namespace hetbench {
 // FP32 and FP64 lanes per SM by compute capability (CUDA programming guide, arithmetic
 // instruction throughput table); {0, 0} where unknown.
 std::pair<int, int> nvidia_sm_lanes(int major, int minor);
+// The architecture's name (pascal, volta, turing, ampere, ada, hopper, blackwell) by
+// compute capability; "" where unknown. A layout file's `Arch` section may be named so.
+const char* nvidia_arch_name(int major, int minor);
 
 }  // namespace hetbench

@@ -130,6 +130,7 @@ ClDevice::ClDevice(cl_platform_id p, cl_device_id d, int pi, int di) : dev_(d) {
     auto major = dev_info<cl_uint>(d, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV);
     auto minor = dev_info<cl_uint>(d, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV);
     i.extra["compute_capability"] = fmt::format("{}.{}", major, minor);
+    i.extra["architecture"] = nvidia_arch_name(static_cast<int>(major), static_cast<int>(minor));
     // PCI address, so that NVML (energy) finds the same board; values from cl_ext_nv.
     for (auto [key, what] : {std::pair{"pci_bus_id_nv", 0x4008u}, std::pair{"pci_slot_id_nv", 0x4009u},
                              std::pair{"pci_domain_id_nv", 0x400Au}}) {
