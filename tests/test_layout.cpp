@@ -176,7 +176,7 @@ TEST(LayoutArch, TheMostSpecificNameWins) {
   auto m = pick("Arch any" + body + "Arch gpu" + body + "Arch Hopper" + body + "Arch nvidia" + body, h200);
   EXPECT_TRUE(m.matched);
   EXPECT_EQ(m.index, 2u);
-  EXPECT_THAT(m.why, HasSubstr("Arch 'Hopper' of t.layout: cuda:0 is an NVIDIA hopper GPU (compute capability 9.0)"));
+  EXPECT_THAT(m.why, HasSubstr("Arch 'Hopper' of t.layout: cuda:0 answers to 'hopper' (an NVIDIA hopper GPU, compute capability 9.0)"));
   m = pick("Arch cpu" + body + "Arch sm_90" + body, h200);
   EXPECT_EQ(m.index, 1u);
   m = pick("Arch any" + body + "Arch gpu" + body, h200);
@@ -221,7 +221,8 @@ TEST(LayoutArch, EachDeviceMeasuresItsOwnSection) {
     EXPECT_EQ(rec["features"]["layout_arch"], want) << test::describe(rec);
     EXPECT_EQ(rec["sizes"]["input"], file + "#" + want);
     EXPECT_THAT(rec["param_source"]["LAYOUT"].get<std::string>(),
-                HasSubstr("Arch '" + want + "' of " + file + ": " + rec["device"].get<std::string>() + " is"));
+                HasSubstr("Arch '" + want + "' of " + file + ": " + rec["device"].get<std::string>() + " answers to '" + want +
+                          "' (it runs through " + want + ")"));
   }
   r = test::run_hetbench("run nbody --device host --variant omp --precision S --size 100@" + file + "#* --reps 1 --out " +
                          (d.path() / "b").string());

@@ -59,7 +59,7 @@ std::vector<ArchName> arch_names(const DeviceInfo& d) {
     std::string digits = cc;
     std::erase(digits, '.');
     if (const auto arch = text("architecture"); !arch.empty())
-      out.push_back({arch, 5, fmt::format("an NVIDIA {} GPU (compute capability {})", arch, cc)});
+      out.push_back({arch, 5, fmt::format("an NVIDIA {} GPU, compute capability {}", arch, cc)});
     out.push_back({"sm_" + digits, 5, fmt::format("compute capability {}", cc)});
   }
   if (d.type == "cpu") add_cpu_arch_names(out);
@@ -80,7 +80,7 @@ ArchMatch match_arch(const LayoutFile& f, const DeviceInfo& d) {
   for (const auto& n : names)
     for (std::size_t a = 0; a < f.archs.size(); ++a)
       if (lower_arch_name(f.archs[a].arch) == n.name)
-        return {a, true, fmt::format("Arch '{}' of {}: {} is {}", f.archs[a].arch, f.path, d.id, n.why)};
+        return {a, true, fmt::format("Arch '{}' of {}: {} answers to '{}' ({})", f.archs[a].arch, f.path, d.id, n.name, n.why)};
   std::string known;
   for (const auto& n : names) known += (known.empty() ? "" : ", ") + n.name;
   return {0, false,
