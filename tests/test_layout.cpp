@@ -182,17 +182,21 @@ TEST(LayoutArch, TheMostSpecificNameWins) {
   m = pick("Arch any" + body + "Arch gpu" + body, h200);
   EXPECT_EQ(m.index, 1u);
   EXPECT_THAT(m.why, HasSubstr("its type is gpu"));
-  m = pick("Arch cuda" + body + "Arch nvidia" + body, h200);
-  EXPECT_EQ(m.index, 1u) << "the vendor is more specific than the API";
+  m = pick("Arch nvidia" + body + "Arch cuda" + body, h200);
+  EXPECT_EQ(m.index, 1u) << "the API is more specific than the vendor";
   m = pick("Arch amd" + body + "Arch cpu" + body, h200);
   EXPECT_FALSE(m.matched);
   EXPECT_EQ(m.index, 0u);
-  EXPECT_THAT(m.why, HasSubstr("no Arch section of t.layout names cuda:0 (it answers to hopper, sm_90, nvidia, cuda, "
+  EXPECT_THAT(m.why, HasSubstr("no Arch section of t.layout names cuda:0 (it answers to hopper, sm_90, cuda, nvidia, "
                                "gpu, any): its first section, 'amd', is measured there"));
-  // The host answers to its instruction set and API before its type.
+  // The host answers to its API before its SIMD level (which PoCL, on the same CPU, shares)
+  // and its type.
   const auto host = resolve_devices("host").front();
   m = pick("Arch cpu" + body + "Arch host" + body, host->info());
   EXPECT_EQ(m.index, 1u) << m.why;
+  const auto names = arch_names(host->info());
+  EXPECT_EQ(names.front().name, "host");
+  EXPECT_EQ(names.back().name, "any");
 }
 
 // `run nbody --size N@FILE` with a file of three sections: the host, PoCL (and a GPU, on
@@ -244,4 +248,47 @@ TEST(LayoutArch, EachDeviceMeasuresItsOwnSection) {
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("no Arch section of"));
   EXPECT_THAT(r.output, HasSubstr("its first section, 'fpga', is measured there"));
+}
+
+// `tune --write-layout FILE`: the layout the search found best on a device becomes that
+// device's section of FILE (replaced, not repeated, by a second tuning), which a run then
+// takes; the sections of a many-section input file are the tuning space.
+TEST(LayoutArch, TuneWritesEachDevicesWinnerAsItsSection) {
+  test::TempDir d;
+  const std::string cand = (d.path() / "cand.layout").string(), out = (d.path() / "out.layout").string();
+  test::write_text(cand, "Arch blocks\nAoSoA b 8 Field fp x Field fp y Field fp z Field fp m\n"
+                         "Arch pos\nStruct pos Field fp x Field fp y Field fp z\n");
+  const std::string tune = "tune nbody --device host --variant host/nbody/omp --precision S --size 200@" + cand +
+                           " --param THREADS=1 --strategy exhaustive --reps 3 --warmup 1 --db " +
+                           (d.path() / "t.db").string() + " --write-layout " + out + " --out ";
+  auto r = test::run_hetbench(tune + (d.path() / "t1").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("into " + out + " as 'Arch host'"));
+  const auto exp = test::read_json(test::only_experiment(d.path() / "t1") / "experiment.json");
+  ASSERT_EQ(exp["tuning"].size(), 1u);
+  EXPECT_EQ(exp["tuning"][0]["space"], 2) << "both sections are the space";
+  const std::string won = exp["tuning"][0]["layout"]["arch"];
+  const auto written = read_layout_file(out);
+  ASSERT_EQ(written.archs.size(), 1u);
+  EXPECT_EQ(written.archs[0].arch, "host");
+  const auto source = read_layout_file(cand);
+  const auto& want = source.archs[won == "blocks" ? 0 : 1];
+  EXPECT_EQ(written.archs[0].structs.size(), want.structs.size());
+  EXPECT_EQ(written.archs[0].structs[0].block, want.structs[0].block);
+  r = test::run_hetbench(tune + (d.path() / "t2").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(read_layout_file(out).archs.size(), 1u) << "the section is replaced, not repeated";
+  r = test::run_hetbench("run nbody --device host --variant omp --precision S --size 100@" + out + " --reps 1 --out " +
+                         (d.path() / "run").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const auto& rec : read_results(test::only_experiment(d.path() / "run")))
+    EXPECT_EQ(rec["features"]["layout_arch"], "host") << test::describe(rec);
+  // Bad input: an op without layouts; an existing file that is no layout file.
+  r = test::run_hetbench("tune dot --device host --size 1000 --write-layout " + out);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("op dot places no records by a layout"));
+  test::write_text(d.path() / "bad.layout", "Struct s Field fp x\n");
+  r = test::run_hetbench("tune nbody --device host --size 100 --write-layout " + (d.path() / "bad.layout").string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("bad.layout:1:"));
 }

@@ -9,6 +9,9 @@
 #include "engine/kernel_files.hpp"
 #include "hetbench/error.hpp"
 #include "kernel/foreign/foreign.hpp"
+#include "ops/layout_arch.hpp"
+#include "ops/layout_op.hpp"
+#include "ops/layout_ref.hpp"
 #include "util/json_file.hpp"
 #include "tune/db_hook.hpp"
 #include "tune/search.hpp"
@@ -21,7 +24,7 @@ namespace {
 
 struct TuneOpts {
   RunSelectors sel;
-  std::string strategy = "random", budget, out = "hetbench-results", resume, db, kernel;
+  std::string strategy = "random", budget, out = "hetbench-results", resume, db, kernel, write_layout;
   std::uint64_t seed = 0;
   std::size_t starts = 3;
   std::vector<std::string> about;
@@ -50,6 +53,27 @@ const std::vector<std::pair<const char*, const char*>> kSelectorKeys{
     {"--size", "sizes"},       {"--matrix", "matrices"}, {"--param", "params"},
     {"--reps", "reps"},        {"--warmup", "warmup"},  {"--include-transfers", "include_transfers"}};
 
+// --write-layout FILE: each best's layout written into FILE as the section of its device
+// (ops/layout_arch.hpp), so that `run --size N@FILE` gives every tuned device its winner.
+tune::ResultHook layout_writer(tune::ResultHook next, const std::string& path) {
+  if (path.empty()) return next;
+  return [next, path](const tune::TuningResult& r) {
+    if (next) next(r);
+    if (!r.found || !r.layout || !r.device_ref) return;
+    std::string token = layout_token(r.op, *r.layout), arch;
+    if (const auto h = token.rfind('#'); h != std::string::npos) {
+      arch = token.substr(h + 1);
+      token.resize(h);
+    }
+    const LayoutFile from = read_layout_file(layout_path(r.op, token));
+    std::size_t a = 0;
+    while (a + 1 < from.archs.size() && from.archs[a].arch != arch) ++a;
+    const auto name = write_device_section(path, from.archs[a], r.device_ref->info());
+    fmt::print(stderr, "hetbench: wrote {}'s best layout for {} {} ({}) into {} as 'Arch {}'\n", r.device, r.variant,
+               r.precision, describe(*r.layout), path, name);
+  };
+}
+
 }  // namespace
 
 Command add_tune(CLI::App& app, const std::string& command_line) {
@@ -74,9 +98,18 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
                   "gemm: tune a GEMMbench entry (.json, hand-written or Lift-generated) or a folder of entries over its "
                   "local size");
   add_kernel_about(sub, o->about);
+  sub->add_option("--write-layout", o->write_layout,
+                  "ops with layouts: write each device's winning layout into this layout file as that device's Arch "
+                  "section (created, or the section replaced)");
   add_isolation(sub, o->iso, true);
   return {sub, [o, sub, command_line] {
             tune::check_strategy(o->strategy);
+            if (!o->write_layout.empty()) {
+              const std::string op = o->sel.r.op;
+              if (const Op* known = op_named(op); !op.empty() && known && !op_has_layouts(*known))
+                throw Error(fmt::format("--write-layout '{}': op {} places no records by a layout", o->write_layout, op));
+              if (std::filesystem::exists(o->write_layout)) read_layout_file(o->write_layout);  // bad input stops here
+            }
             // The database a tuning writes to is recorded with it (spec key "db": its absolute
             // path, or "none"), so that --resume without --db goes on writing where it began.
             std::string db_path = tuning::resolve_db_path(o->db);
@@ -100,7 +133,9 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
             // Opened before anything is measured: a foreign or corrupt file stops here.
             std::unique_ptr<tuning::TuningDb> db;
             if (!db_path.empty()) db = std::make_unique<tuning::TuningDb>(db_path);
-            const auto hook = [&](std::uint64_t seed) { return db ? tune::database_hook(*db, seed) : tune::ResultHook{}; };
+            const auto hook = [&](std::uint64_t seed) {
+              return layout_writer(db ? tune::database_hook(*db, seed) : tune::ResultHook{}, o->write_layout);
+            };
             const auto starts = db ? tune::database_starts(*db, o->starts) : tune::StartsHook{};
             tune::TuneSettings s;
             s.strategy = o->strategy;

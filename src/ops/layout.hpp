@@ -57,6 +57,9 @@ LayoutFile parse_layout_text(const std::string& text, const std::string& path);
 LayoutFile parse_layout_json(const std::string& text, const std::string& path);
 LayoutFile read_layout_file(const std::string& path);
 std::string to_json_text(const LayoutFile& f);  // the JSON equivalent of any layout file
+std::string to_layout_text(const LayoutFile& f);  // the text grammar of any layout file
+// The file's text in the form its path asks for (.json: JSON, else the text grammar).
+std::string layout_file_text(const LayoutFile& f, const std::string& path);
 
 // What an op's records consist of: each operand a record set of named fields.
 struct FieldSetOperand {

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <fstream>
 
 #include <fmt/format.h>
 
+#include "hetbench/error.hpp"
 #include "ops/layout_op.hpp"
 #include "ops/layout_ref.hpp"
 
@@ -40,10 +43,10 @@ void add_cpu_arch_names(std::vector<ArchName>& out) {
                      : __builtin_cpu_supports("avx2") ? "avx2"
                      : __builtin_cpu_supports("avx")  ? "avx"
                                                       : "sse";
-  out.push_back({simd, 4, fmt::format("the host's widest SIMD extension is {}", simd)});
+  out.push_back({simd, 3, fmt::format("the host's widest SIMD extension is {}", simd)});
   out.push_back({"x86_64", 2, "the host's instruction set is x86_64"});
 #elif defined(__aarch64__)
-  out.push_back({"neon", 4, "the host's SIMD extension is NEON"});
+  out.push_back({"neon", 3, "the host's SIMD extension is NEON"});
   out.push_back({"aarch64", 2, "the host's instruction set is aarch64"});
 #endif
 }
@@ -64,11 +67,12 @@ std::vector<ArchName> arch_names(const DeviceInfo& d) {
   }
   if (d.type == "cpu") add_cpu_arch_names(out);
   if (const auto v = vendor_short_name(d.vendor); !v.empty())
-    out.push_back({v, 3, fmt::format("its vendor is {} ('{}')", v, d.vendor)});
-  // The API: the same CPU through OpenCL (PoCL vectorises across work-items) may want
-  // another layout than hetbench's own host loops.
+    out.push_back({v, 2, fmt::format("its vendor is {} ('{}')", v, d.vendor)});
+  // The API, above all but the architecture: the same CPU through OpenCL (PoCL vectorises
+  // across work-items) may want another layout than hetbench's own host loops, which
+  // share its SIMD level and vendor.
   const std::string api = to_string(d.backend);
-  out.push_back({api, 2, fmt::format("it runs through {}", api)});
+  out.push_back({api, 4, fmt::format("it runs through {}", api)});
   if (!d.type.empty()) out.push_back({lower_arch_name(d.type), 1, fmt::format("its type is {}", d.type)});
   out.push_back({"any", 0, "'any' names every device"});
   std::stable_sort(out.begin(), out.end(), [](const ArchName& a, const ArchName& b) { return a.rank > b.rank; });
@@ -97,6 +101,28 @@ std::optional<DeviceLayout> layout_for_device(const std::string& op, const Sizes
   out.match = match_arch(f, d);
   out.token = s.input + "#" + f.archs[out.match.index].arch;
   return out;
+}
+
+std::string write_device_section(const std::string& path, ArchLayout section, const DeviceInfo& d) {
+  LayoutFile f{path, {}};
+  if (std::filesystem::exists(path)) f = read_layout_file(path);
+  section.arch = arch_names(d).front().name;
+  auto same = [&](const ArchLayout& a) { return lower_arch_name(a.arch) == section.arch; };
+  if (auto it = std::find_if(f.archs.begin(), f.archs.end(), same); it != f.archs.end())
+    *it = section;
+  else
+    f.archs.push_back(section);
+  // Written beside and renamed over: an interrupted write never leaves half a file.
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << layout_file_text(f, path);
+    if (!out.flush()) throw Error(fmt::format("cannot write the layout file '{}'", tmp));
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw Error(fmt::format("cannot write the layout file '{}': {}", path, ec.message()));
+  return section.arch;
 }
 
 }  // namespace hetbench

@@ -276,4 +276,23 @@ std::string to_json_text(const LayoutFile& f) {
   return nlohmann::ordered_json{{"archs", archs}}.dump(2) + "\n";
 }
 
+std::string to_layout_text(const LayoutFile& f) {
+  std::string out;
+  auto field = [](const LayoutField& x) { return fmt::format(" Field {} {}", to_string(x.type), x.name); };
+  for (const auto& a : f.archs) {
+    out += fmt::format("Arch {}\n", a.arch);
+    for (const auto& s : a.structs) {
+      out += s.block ? fmt::format("AoSoA {} {}", s.name, s.block) : fmt::format("Struct {}", s.name);
+      for (const auto& x : s.fields) out += field(x);
+      out += "\n";
+    }
+    for (const auto& e : a.scratch) out += fmt::format("Scratchpad local{} {} {}\n", field(e.field), e.tile, e.at);
+  }
+  return out;
+}
+
+std::string layout_file_text(const LayoutFile& f, const std::string& path) {
+  return path.ends_with(".json") ? to_json_text(f) : to_layout_text(f);
+}
+
 }  // namespace hetbench
