@@ -6,6 +6,7 @@
 #include <set>
 
 #include "test_util.hpp"
+#include "util/json_file.hpp"
 #include "util/sha256.hpp"
 
 using namespace hetbench::test;
@@ -13,16 +14,9 @@ using testing::HasSubstr;
 
 namespace {
 
-// An own kernel in GEMMbench's format: SGEMM, A normal, B transposed, 1x1 per work-item.
-const char* kNt1x1 = R"CL(
-kernel void gemm(global const float* restrict A, global const float* restrict B, global float* restrict C,
-                 float alpha, float beta, uint n) {
-  const uint j = get_global_id(0), i = get_global_id(1);
-  float acc = 0.0f;
-  for (uint k = 0; k < n; ++k) acc += A[i * n + k] * B[j * n + k];
-  C[i * n + j] = alpha * acc + beta * C[i * n + j];
-}
-)CL";
+// An own kernel in GEMMbench's format: SGEMM, A normal, B transposed, 1x1 per work-item
+// (the one bench/gemmbench ships).
+const std::string kNt1x1 = hetbench::read_text_file(source_dir() + "/bench/gemmbench/SGEMM_NT_1x1.cl");
 
 // DGEMM NN, 4 rows of C per work-item (di = 4): GEMMbench's coarsening.
 const char* kNn4x1 = R"CL(
