@@ -186,10 +186,11 @@ Comparison compare_sides(const std::vector<CompareSide>& sides, const std::strin
         const auto it = ref_best.find(key);
         if (it == ref_best.end()) continue;
         const auto* r = it->second.first;
-        const bool twin = std::any_of(c.pairs.begin(), c.pairs.end(),
-                                      [&](const ComparedPair& q) { return q.ref == r && q.cand == cand.first; });
+        const auto* p = cand.first;  // a structured binding: not capturable by clang 14's lambdas
+        const bool twin =
+            std::any_of(c.pairs.begin(), c.pairs.end(), [&](const ComparedPair& q) { return q.ref == r && q.cand == p; });
         if (twin) continue;
-        c.pairs.push_back({r, cand.first, si, judge_records(*r, *cand.first, threshold, max_threshold), true});
+        c.pairs.push_back({r, p, si, judge_records(*r, *p, threshold, max_threshold), true});
       }
   }
   // Unpaired: in no pair at all (a point that only a best-own pair took is paired).
