@@ -60,11 +60,7 @@ tune::ResultHook layout_writer(tune::ResultHook next, const std::string& path) {
   return [next, path](const tune::TuningResult& r) {
     if (next) next(r);
     if (!r.found || !r.layout || !r.device_ref) return;
-    std::string token = layout_token(r.op, *r.layout), arch;
-    if (const auto h = token.rfind('#'); h != std::string::npos) {
-      arch = token.substr(h + 1);
-      token.resize(h);
-    }
+    const auto [token, arch] = split_layout_token(layout_token(r.op, *r.layout));
     const LayoutFile from = read_layout_file(layout_path(r.op, token));
     std::size_t a = 0;
     while (a + 1 < from.archs.size() && from.archs[a].arch != arch) ++a;

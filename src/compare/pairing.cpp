@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "engine/query.hpp"
 #include "hetbench/error.hpp"
 
 namespace hetbench {
@@ -167,17 +168,16 @@ Comparison compare_sides(const std::vector<CompareSide>& sides, const std::strin
     }
   }
   if (attr == "device") {
-    // Per problem, the fastest ok own point of a side (its median time).
+    // Per problem, the fastest ok own point of a side (its median time), as every other
+    // "best" is chosen (engine/query).
     auto fastest = [](const CompareSide& s) {
+      std::vector<const nlohmann::json*> own;
+      for (const auto* p : s.points)
+        if (p->value("kind", "") != "library") own.push_back(p);
       std::map<std::string, std::pair<const nlohmann::json*, double>> m;
-      for (const auto* p : s.points) {
-        if (p->value("kind", "") == "library" || p->value("status", "") != "ok") continue;
-        const auto t = recorded_timing(*p);
-        if (!t) continue;
-        const auto key = nlohmann::json{{"op", (*p)["op"]}, {"precision", (*p)["precision"]}, {"sizes", (*p)["sizes"]}}.dump();
-        auto [it, fresh] = m.try_emplace(key, p, t->median);
-        if (!fresh && t->median < it->second.second) it->second = {p, t->median};
-      }
+      for (const auto& b : query::best_per_group(own, {}, query::Metric::parse("time"),
+                                                 query::group_by({"op", "precision", "sizes"})).groups)
+        m[b.group] = {own[b.index], b.value};
       return m;
     };
     const auto ref_best = fastest(sides[0]);

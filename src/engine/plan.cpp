@@ -1,8 +1,10 @@
 #include "engine/plan.hpp"
 
 #include <algorithm>
+#include <map>
 #include <regex>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -243,12 +245,21 @@ Plan plan_points(std::vector<RunPlan> runs, const tuning::TuningLookup* db) {
     r.input_errors.emplace_back();
     return r.sizes.size() - 1;
   };
+  // A layout file of several Arch sections: the device's own section (ops/layout_arch),
+  // read once per run, size and device rather than once per variant and parameter set.
+  std::map<std::tuple<std::size_t, std::size_t, std::size_t>, std::optional<DeviceLayout>> device_sections;
+  auto device_section = [&](std::size_t ri, std::size_t si, std::size_t di) -> const std::optional<DeviceLayout>& {
+    const auto key = std::make_tuple(ri, si, di);
+    if (auto it = device_sections.find(key); it != device_sections.end()) return it->second;
+    const auto& r = plan.runs[ri];
+    std::optional<DeviceLayout> arch;
+    if (r.input_errors[si].empty()) arch = layout_for_device(r.op->name(), r.sizes[si], r.devices[di]->info());
+    return device_sections.emplace(key, std::move(arch)).first->second;
+  };
   auto add = [&](std::size_t ri, Precision prec, std::size_t si, std::size_t di, const Variant& v,
                  const ParamValues& set, const std::optional<tuning::LookupHit>& hit, nlohmann::json why) {
     const Device& dev = *plan.runs[ri].devices[di];
-    // A layout file of several Arch sections: the device's own section (ops/layout_arch).
-    std::optional<DeviceLayout> arch;
-    if (plan.runs[ri].input_errors[si].empty()) arch = layout_for_device(plan.runs[ri].op->name(), plan.runs[ri].sizes[si], dev.info());
+    const std::optional<DeviceLayout> arch = device_section(ri, si, di);
     if (arch) {
       si = with_layout(ri, si, arch->token);
       if (!arch->match.matched) note(arch->match.why);

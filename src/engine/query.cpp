@@ -166,11 +166,12 @@ std::string BestSet::why_empty(const Metric& m) const {
   return fmt::format("none of its {} points was measured", seen);
 }
 
-BestSet best_per_group(const std::vector<nlohmann::json>& records, const Selection& sel, const Metric& m,
+BestSet best_per_group(const std::vector<const nlohmann::json*>& records, const Selection& sel, const Metric& m,
                        const GroupKey& key) {
   BestSet out;
   std::map<std::string, std::size_t> at;
-  for (const auto& r : records) {
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const auto& r = *records[i];
     if (!sel.matches(r)) continue;
     ++out.seen;
     const auto status = r.value("status", "");
@@ -187,12 +188,20 @@ BestSet best_per_group(const std::vector<nlohmann::json>& records, const Selecti
     auto it = at.find(k);
     if (it == at.end()) {
       at[k] = out.groups.size();
-      out.groups.push_back({k, r, *v});
+      out.groups.push_back({k, r, *v, i});
     } else if (m.better(*v, out.groups[it->second].value)) {
-      out.groups[it->second] = {k, r, *v};
+      out.groups[it->second] = {k, r, *v, i};
     }
   }
   return out;
+}
+
+BestSet best_per_group(const std::vector<nlohmann::json>& records, const Selection& sel, const Metric& m,
+                       const GroupKey& key) {
+  std::vector<const nlohmann::json*> held;
+  held.reserve(records.size());
+  for (const auto& r : records) held.push_back(&r);
+  return best_per_group(held, sel, m, key);
 }
 
 std::vector<nlohmann::json> best_or_failure_per_group(const std::vector<nlohmann::json>& records, const Metric& m,

@@ -57,6 +57,7 @@ struct Best {
   std::string group;
   nlohmann::json record;
   double value = 0;
+  std::size_t index = 0;  // of the record in the list it was chosen from
 };
 struct BestSet {
   std::vector<Best> groups;  // in the order of each group's first record
@@ -69,6 +70,9 @@ struct BestSet {
 };
 // The best ok record of each group among the selected ones.
 BestSet best_per_group(const std::vector<nlohmann::json>& records, const Selection& sel, const Metric& m,
+                       const GroupKey& key);
+// The same over records held elsewhere (compare's sides): Best::index says which.
+BestSet best_per_group(const std::vector<const nlohmann::json*>& records, const Selection& sel, const Metric& m,
                        const GroupKey& key);
 
 // The table's best-only view: per group the fastest ok record, except that a failing point

@@ -61,6 +61,17 @@ std::string to_layout_text(const LayoutFile& f);  // the text grammar of any lay
 // The file's text in the form its path asks for (.json: JSON, else the text grammar).
 std::string layout_file_text(const LayoutFile& f, const std::string& path);
 
+// A layout token "FILE#ARCH" split into FILE and the Arch section it names ("" for none):
+// the one place that knows the '#' (docs/layouts.md, "Several devices").
+struct LayoutToken {
+  std::string file, arch;
+};
+inline LayoutToken split_layout_token(const std::string& token) {
+  const auto h = token.rfind('#');
+  if (h == std::string::npos) return {token, ""};
+  return {token.substr(0, h), token.substr(h + 1)};
+}
+
 // What an op's records consist of: each operand a record set of named fields.
 struct FieldSetOperand {
   std::string operand;               // the buffer kernels receive (e.g. "body")

@@ -93,7 +93,7 @@ ArchMatch match_arch(const LayoutFile& f, const DeviceInfo& d) {
 }
 
 std::optional<DeviceLayout> layout_for_device(const std::string& op, const Sizes& s, const DeviceInfo& d) {
-  if (s.input.empty() || s.input.find('#') != std::string::npos) return std::nullopt;
+  if (s.input.empty() || !split_layout_token(s.input).arch.empty()) return std::nullopt;  // none, or one pinned
   if (const Op* o = op_named(op); !o || !op_has_layouts(*o)) return std::nullopt;  // an input that is no layout
   const LayoutFile f = read_layout_file(layout_path(op, s.input));
   if (f.archs.size() < 2) return std::nullopt;

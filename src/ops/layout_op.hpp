@@ -49,11 +49,7 @@ inline Layout layout_of(const std::string& op, const FieldSet& fs, const Sizes& 
     l.name = "soa";
     return l;
   }
-  std::string token = s.input, arch;
-  if (auto h = token.rfind('#'); h != std::string::npos) {
-    arch = token.substr(h + 1);
-    token.resize(h);
-  }
+  const auto [token, arch] = split_layout_token(s.input);
   const LayoutFile f = read_layout_file(layout_path(op, token));
   for (std::size_t a = 0; a < f.archs.size(); ++a)
     if (arch.empty() || f.archs[a].arch == arch) {
@@ -97,11 +93,7 @@ std::vector<Sizes> parse_layout_sizes(const std::string& op, const FieldSet& fs,
     // FILE: one layout, the section each device takes (ops/layout_arch.hpp, chosen when the
     // points are planned); FILE#NAME: that section everywhere; FILE#*: every section, each
     // a layout of its own (to compare them).
-    std::string file = lay, arch;
-    if (auto h = lay.rfind('#'); h != std::string::npos) {
-      file = lay.substr(0, h);
-      arch = lay.substr(h + 1);
-    }
+    const auto [file, arch] = split_layout_token(lay);
     const LayoutFile f = read_layout_file(layout_path(op, file));
     inputs.clear();
     for (const auto& a : f.archs) {

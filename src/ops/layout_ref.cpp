@@ -23,13 +23,6 @@ std::string shipped_folder(const std::string& op) {
   }
 }
 
-// "tok#arch" -> (tok, arch)
-std::pair<std::string, std::string> split_arch(const std::string& input) {
-  const auto h = input.rfind('#');
-  if (h == std::string::npos) return {input, ""};
-  return {input.substr(0, h), input.substr(h + 1)};
-}
-
 }  // namespace
 
 bool op_has_layouts(const Op& op) {
@@ -41,7 +34,7 @@ bool op_has_layouts(const Op& op) {
 
 std::optional<LayoutRef> layout_ref(const std::string& op, const Sizes& s) {
   if (s.input.empty()) return std::nullopt;
-  const auto [token, arch] = split_arch(s.input);
+  const auto [token, arch] = split_layout_token(s.input);
   const std::string path = layout_path(op, token);
   LayoutRef r;
   r.arch = arch;
