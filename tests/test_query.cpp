@@ -180,6 +180,21 @@ TEST(Query, SelectionMatchesFieldsListsPresenceAndDottedPaths) {
   EXPECT_TRUE(query::Selection::from_json({{"sizes.m", 256}, {"sizes.ta", false}}, "t").matches(r));
   EXPECT_FALSE(query::Selection::from_json({{"sizes.m", {128, 512}}}, "t").matches(r));
   EXPECT_THAT([] { query::Selection::parse("op"); }, ::testing::Throws<Error>());
+  // A list of objects is a union: a record matching any of them.
+  const auto either = query::Selection::from_json(
+      nlohmann::json::array({{{"op", "gemm"}, {"precision", "D"}}, {{"auto.chosen", "cuda/gemm/regblock"}}}), "t");
+  EXPECT_TRUE(either.matches(r));
+  EXPECT_EQ(either.alternatives().size(), 2u);
+  EXPECT_FALSE(query::Selection::from_json(
+                   nlohmann::json::array({{{"op", "gemm"}, {"precision", "D"}}, {{"op", "spmv"}}}), "t")
+                   .matches(r));
+  try {
+    query::Selection::from_json(nlohmann::json::array({{{"op", "gemm"}}, "spmv"}), "spec.json: targets[1]: select");
+    FAIL() << "a list item that is no object was taken";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("spec.json: targets[1]: select[1]"));
+  }
+  EXPECT_THROW(query::Selection::from_json(nlohmann::json::array(), "t"), Error);
   try {
     query::Selection::from_json({{"op", {{"a", 1}}}}, "spec.json: targets[0]");
     FAIL() << "an object value was taken";
@@ -280,6 +295,14 @@ TEST(Query, CheckRunsTheSpecAndPrintsEachTargetMetOrMissed) {
   EXPECT_EQ(doc["met"], 1);
   ASSERT_EQ(doc["targets"].size(), 1u);
   EXPECT_EQ(doc["targets"][0], line);
+  // --filter narrows the spec's experiment as it narrows a sweep: one size, one group.
+  r = test::run_hetbench(fmt::format("check {} --out {} --no-isolate --filter '/n=4099/' --format jsonl 2>/dev/null",
+                                     spec.string(), (tmp.path() / "out2").string()),
+                         "HETBENCH_DB=none");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto at = r.output.find("{\"figure\"");  // after the run's progress on stderr
+  ASSERT_NE(at, std::string::npos) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(r.output.substr(at, r.output.find('\n', at) - at))["groups"].size(), 1u);
   // Bad input: one error naming the file and the target.
   met_only["targets"][0]["stat"] = "mean";
   test::write_text(spec, met_only.dump(2));
@@ -306,11 +329,12 @@ TEST(Query, ShippedTargetSpecsParse) {
     ASSERT_FALSE(checks.empty());
     std::set<std::string> ops;
     for (const auto& r : e.runs) ops.insert(r.op);
-    for (const auto& c : checks) {
-      ASSERT_TRUE(c.select.match.contains("op")) << c.name;
-      const auto& op = c.select.match["op"];
-      EXPECT_TRUE(ops.count(op.get<std::string>())) << c.name << " selects op " << op << ", which no run measures";
-    }
+    for (const auto& c : checks)
+      for (const auto& alt : c.select.alternatives()) {
+        ASSERT_TRUE(alt.contains("op")) << c.name;
+        const auto& op = alt["op"];
+        EXPECT_TRUE(ops.count(op.get<std::string>())) << c.name << " selects op " << op << ", which no run measures";
+      }
   }
   EXPECT_GE(specs, 2);
 }

@@ -73,6 +73,7 @@ Command add_check(CLI::App& app, const std::string& command_line) {
   struct Opts {
     std::string spec;
     std::vector<std::string> dirs;
+    std::string filter;
     Common c;
     Measure m;
     Isolation iso;
@@ -86,6 +87,7 @@ Command add_check(CLI::App& app, const std::string& command_line) {
   add_common(sub, o->c);
   add_measure(sub, o->m);
   add_isolation(sub, o->iso, true);
+  sub->add_option("--filter", o->filter, kFilterHelp);
   return {sub, [o, sub, command_line] {
             const auto spec = read_json_file(o->spec);
             const auto checks = query::checks_of(spec, o->spec);
@@ -101,6 +103,7 @@ Command add_check(CLI::App& app, const std::string& command_line) {
               for (auto& r : e.runs) apply_measure(sub, o->m, r);
               e.command_line = command_line;
               apply(o->c, e, sub->count("--seed") > 0);
+              if (sub->count("--filter")) set_filter(e, o->filter);
               if (o->c.format == "json" || o->c.format == "jsonl") e.format = "none";  // stdout holds the targets alone
               o->iso.apply(sub, e);
               fs::path dir;

@@ -181,18 +181,12 @@ std::vector<RunSpec> gemmbench_runs(const std::vector<RunSpec>& runs, const std:
   return out;
 }
 
-namespace {
-
-constexpr const char* kFilterHelp =
-    "measure only the points whose name VARIANT_ID/PRECISION/SIZE/DEVICE (as --dry-run lists them) matches this "
-    "regular expression (a leading '-': those it does not match); recorded, so that --resume keeps it";
-
-// --filter over the spec's own "filter" (a spec may narrow itself; the command line narrows
-// it further only by replacing it, as every other option does).
 void set_filter(Experiment& e, const std::string& pattern) {
   check_filter(pattern, "--filter");
   e.spec["filter"] = pattern;
 }
+
+namespace {
 
 }  // namespace
 

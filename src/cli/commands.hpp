@@ -103,6 +103,13 @@ struct Isolation {
 };
 void add_isolation(CLI::App* sub, Isolation& iso, bool by_default);
 
+constexpr const char* kFilterHelp =
+    "measure only the points whose name VARIANT_ID/PRECISION/SIZE/DEVICE (as --dry-run lists them) matches this "
+    "regular expression (a leading '-': those it does not match); recorded, so that --resume keeps it";
+// --filter over the spec's own "filter" (a spec may narrow itself; the command line narrows
+// it further only by replacing it, as every other option does). cli/cmd_run.cpp.
+void set_filter(Experiment& e, const std::string& pattern);
+
 Command add_devices(CLI::App& app);
 Command add_list(CLI::App& app);
 Command add_run(CLI::App& app, const std::string& command_line);

@@ -44,7 +44,9 @@ void check_value(const nlohmann::json& v, const std::string& where, const std::s
 
 }  // namespace
 
-bool Selection::matches(const nlohmann::json& r) const {
+namespace {
+
+bool all_fields_match(const nlohmann::json& match, const nlohmann::json& r) {
   for (const auto& [key, want] : match.items()) {
     const nlohmann::json* have = field(r, key);
     if (!have) return false;
@@ -59,9 +61,29 @@ bool Selection::matches(const nlohmann::json& r) const {
   return true;
 }
 
+}  // namespace
+
+bool Selection::matches(const nlohmann::json& r) const {
+  if (!match.is_array()) return all_fields_match(match, r);
+  return std::any_of(match.begin(), match.end(), [&](const nlohmann::json& m) { return all_fields_match(m, r); });
+}
+
+std::vector<nlohmann::json> Selection::alternatives() const {
+  if (match.is_array()) return {match.begin(), match.end()};
+  return {match};
+}
+
 Selection Selection::from_json(const nlohmann::json& j, const std::string& where) {
-  if (!j.is_object()) throw Error(fmt::format("{}: expected an object of field: value, not {}", where, j.dump()));
-  for (const auto& [k, v] : j.items()) check_value(v, where, k);
+  auto check_object = [&](const nlohmann::json& o, const std::string& at) {
+    if (!o.is_object()) throw Error(fmt::format("{}: expected an object of field: value, not {}", at, o.dump()));
+    for (const auto& [k, v] : o.items()) check_value(v, at, k);
+  };
+  if (j.is_array()) {
+    if (j.empty()) throw Error(fmt::format("{}: an empty list selects nothing", where));
+    for (std::size_t i = 0; i < j.size(); ++i) check_object(j[i], fmt::format("{}[{}]", where, i));
+  } else {
+    check_object(j, where);
+  }
   return Selection{j};
 }
 

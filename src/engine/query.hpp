@@ -20,12 +20,14 @@ const nlohmann::json* field(const nlohmann::json& r, const std::string& path);
 
 // Records whose fields match: each key a dotted path, each value a string, a number, a
 // bool, a list of those (any of them), or "*" (the field is present). Strings compare with
-// the field's string, other values by JSON equality.
+// the field's string, other values by JSON equality. A list of such objects selects the
+// records any of them matches (a union: "split_bf16, or split_tf32 with SLICES 2 or 3").
 struct Selection {
   nlohmann::json match = nlohmann::json::object();
   bool matches(const nlohmann::json& r) const;
-  // {"op": "gemm", "variant": ["cublas", "cusparse"]}; Error naming `where` and the key
-  // for a value of another kind.
+  std::vector<nlohmann::json> alternatives() const;  // the objects of a union, or the one
+  // {"op": "gemm", "variant": ["cublas", "cusparse"]}, or a list of such objects; Error
+  // naming `where` and the key for a value of another kind.
   static Selection from_json(const nlohmann::json& j, const std::string& where);
   // "op=gemm,kind=kernel,variant=cublas|cusparse" (the command line's form).
   static Selection parse(const std::string& text);
