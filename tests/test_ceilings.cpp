@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/ceilings.hpp"
+#include "characterize/ceilings.hpp"
 #include "engine/results.hpp"
 #include "engine/runner.hpp"
 #include "hetbench/device.hpp"

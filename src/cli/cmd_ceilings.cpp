@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "engine/ceilings.hpp"
+#include "characterize/ceilings.hpp"
 #include "engine/query.hpp"
 #include "engine/results.hpp"
 #include "engine/runner.hpp"

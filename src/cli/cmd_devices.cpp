@@ -6,8 +6,8 @@
 
 #include "cli/commands.hpp"
 #include "engine/runner.hpp"
-#include "engine/device_measure.hpp"
-#include "engine/device_report.hpp"
+#include "characterize/device_measure.hpp"
+#include "characterize/device_report.hpp"
 #include "hetbench/error.hpp"
 #include "util/random.hpp"
 

@@ -10,7 +10,6 @@
 
 #include "util/build_info.hpp"
 
-#include "engine/device_report.hpp"
 #include "engine/results.hpp"
 #include "tuning/db.hpp"
 
@@ -31,6 +30,12 @@ nlohmann::json host_json() {
   return {{"hostname", u.nodename}, {"os", os}};
 }
 
+namespace {
+DeviceReportSource report_source = nullptr;
+}  // namespace
+
+void set_device_report_source(DeviceReportSource source) { report_source = source; }
+
 nlohmann::json experiment_json(const Experiment& e, const Plan& plan) {
   nlohmann::json devices = nlohmann::json::array();
   std::set<std::string> seen;
@@ -40,9 +45,11 @@ nlohmann::json experiment_json(const Experiment& e, const Plan& plan) {
         // The device report's facts and stored ceilings (docs/memory-system.md), for the
         // HTML report's Devices section; its measurements belong to --measure's folder.
         auto dj = to_json(d->info());
-        dj["report"] = device_report_json(*d);
-        dj["report"].erase("measurements");
-        dj["report"].erase("values");
+        if (report_source) {
+          dj["report"] = report_source(*d);
+          dj["report"].erase("measurements");
+          dj["report"].erase("values");
+        }
         devices.push_back(dj);
       }
   // The runs are recorded once, as resolved in "runs"; "spec" keeps what lies beside them.

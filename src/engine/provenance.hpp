@@ -5,11 +5,19 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/plan.hpp"
+#include "hetbench/device.hpp"
 #include "engine/spec.hpp"
 
 namespace hetbench {
 
 nlohmann::json host_json();  // hostname and OS
+
+// A device's report (facts and stored ceilings) for experiment.json's devices[].report.
+// The device characterisation lies in the layer above (src/characterize, which runs
+// experiments of its own) and registers it here, so no include loop goes from the engine
+// to it; without one registered, devices are recorded without a report.
+using DeviceReportSource = nlohmann::json (*)(const Device&);
+void set_device_report_source(DeviceReportSource source);
 // experiment.json as written when the experiment starts (status "running").
 nlohmann::json experiment_json(const Experiment& e, const Plan& plan);
 

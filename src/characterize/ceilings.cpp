@@ -1,4 +1,4 @@
-#include "engine/ceilings.hpp"
+#include "characterize/ceilings.hpp"
 
 #include <unistd.h>
 

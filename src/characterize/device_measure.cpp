@@ -1,4 +1,4 @@
-#include "engine/device_measure.hpp"
+#include "characterize/device_measure.hpp"
 
 #include <algorithm>
 #include <map>
