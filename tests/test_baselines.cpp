@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 #include "engine/runner.hpp"
 #include "hetbench/device.hpp"
 #include "hetbench/error.hpp"

@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "characterize/ceilings.hpp"
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 #include "engine/runner.hpp"
 #include "hetbench/device.hpp"
 #include "hetbench/error.hpp"

@@ -1,4 +1,4 @@
-// --lock-clocks (engine/clock_lock.cpp) through a fake of the NVML calls it makes
+// --lock-clocks (engine/measure/clock_lock.cpp) through a fake of the NVML calls it makes
 // (hetbench/clock_control.hpp): locks and gives back every GPU once, refuses in one line
 // with nothing left locked, gives the clocks back when a failure is planted between the
 // lock and the restore (an exception, a failed lock of a second GPU, a process killed
@@ -17,7 +17,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "engine/clock_lock.hpp"
+#include "engine/measure/clock_lock.hpp"
 #include "hetbench/error.hpp"
 #include "test_util.hpp"
 

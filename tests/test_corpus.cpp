@@ -7,7 +7,7 @@
 
 #include <map>
 
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 #include "io/matrix_market.hpp"
 #include "sparse/generators.hpp"
 #include "test_util.hpp"

@@ -5,7 +5,7 @@
 
 #include <random>
 
-#include "engine/executions.hpp"
+#include "engine/measure/executions.hpp"
 #include "hetbench/error.hpp"
 #include "test_util.hpp"
 #include "util/stats.hpp"

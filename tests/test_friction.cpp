@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 #include "test_util.hpp"
 
 using namespace hetbench::test;

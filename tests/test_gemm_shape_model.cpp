@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "engine/plan.hpp"
+#include "engine/plan/plan.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/op.hpp"
 #include "test_util.hpp"

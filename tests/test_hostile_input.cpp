@@ -12,7 +12,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 #include "test_util.hpp"
 #include "util/json_file.hpp"
 #include "util/sha256.hpp"

@@ -9,7 +9,7 @@
 #include <set>
 
 #include "hetbench/error.hpp"
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 #include "hetbench/device.hpp"
 #include "ops/layout.hpp"
 #include "ops/layout_arch.hpp"

@@ -9,7 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 #include "ops/layout_ref.hpp"
 #include "test_util.hpp"
 #include "tuning/db.hpp"

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <random>
 
-#include "engine/measure.hpp"
+#include "engine/measure/measure.hpp"
 #include "test_util.hpp"
 #include "util/json_file.hpp"
 #include "util/stats.hpp"

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/plan.hpp"
+#include "engine/plan/plan.hpp"
 #include "hetbench/error.hpp"
 #include "test_util.hpp"
 #include "tune/db_hook.hpp"

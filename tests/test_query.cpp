@@ -1,4 +1,4 @@
-// The results query (src/engine/query.cpp): best per group, ratios against a baseline in
+// The results query (src/engine/record/query.cpp): best per group, ratios against a baseline in
 // the same group, summaries and targets, against brute force over fresh random records;
 // and `hetbench check` over a spec's targets, run and read back.
 #include <algorithm>
@@ -11,8 +11,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "engine/query.hpp"
-#include "engine/spec.hpp"
+#include "engine/record/query.hpp"
+#include "engine/plan/spec.hpp"
 #include "hetbench/error.hpp"
 #include "test_util.hpp"
 

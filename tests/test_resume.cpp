@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 #include "util/cache.hpp"
 #include "util/json_file.hpp"
 #include "test_util.hpp"

@@ -10,7 +10,7 @@
 #include <set>
 
 #include "compare/verdict.hpp"
-#include "engine/measure.hpp"
+#include "engine/measure/measure.hpp"
 #include "hetbench/error.hpp"
 #include "test_util.hpp"
 

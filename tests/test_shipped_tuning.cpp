@@ -9,7 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "engine/plan_params.hpp"
+#include "engine/plan/plan_params.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
 #include "test_util.hpp"

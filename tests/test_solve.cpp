@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "hetbench/error.hpp"
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 
 #include "solve/krylov.hpp"
 #include "solve/refine.hpp"

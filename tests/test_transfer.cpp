@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/nvidia/pcie_link.hpp"
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 #include "hetbench/device.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/op.hpp"

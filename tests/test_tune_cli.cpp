@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 #include "hetbench/error.hpp"
 #include "util/json_file.hpp"
 #include "test_util.hpp"
@@ -95,7 +95,7 @@ TEST(TuneResume, KilledTuningsResumeToTheSameEvaluationsAndBest) {
   // its own (a loaded machine made the uninterrupted run slow) is not a kill: the next
   // round aims earlier, so that at least three kills land before the tuning completes.
   double span = 0.9;
-  // Writes split in two with a pause between (engine/results.cpp): kills land inside records too.
+  // Writes split in two with a pause between (engine/record/results.cpp): kills land inside records too.
   setenv("HETBENCH_TEST_SLOW_WRITES", "10", 1);
   for (int round = 0; round < 16 && kills < 4; ++round) {
     dir = experiment_in(killed_root.path());

@@ -17,7 +17,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 #include "engine/runner.hpp"
 #include "hetbench/device.hpp"
 #include "hetbench/error.hpp"

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 #include "hetbench/error.hpp"
 #include "targets/scratch_dir.hpp"
 #include "targets/targets.hpp"

@@ -3,7 +3,7 @@
 #include <sstream>
 #include <string>
 
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 #include "hetbench/error.hpp"
 #include "targets/targets.hpp"
 

@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/query.hpp"
-#include "engine/spec.hpp"
+#include "engine/record/query.hpp"
+#include "engine/plan/spec.hpp"
 #include "hetbench/error.hpp"
 #include "targets/targets.hpp"
 #include "util/json_file.hpp"

@@ -1,5 +1,5 @@
 // Locking a GPU's clocks (--lock-clocks): the few calls the lock makes, behind an interface
-// so that the lock and restore logic (engine/clock_lock.cpp) is tested with injected
+// so that the lock and restore logic (engine/measure/clock_lock.cpp) is tested with injected
 // failures, and so that the engine needs no backend. The NVIDIA backend gives the NVML
 // implementation (backends/nvidia/clock_control_nvml.cpp).
 #pragma once

@@ -1,6 +1,6 @@
 // What some ops say beyond the Op interface, registered beside the op (a side registry
 // rather than new Op virtuals, so that ops without them need nothing): the baseline a
-// point's time is compared with (engine/relative_time.cpp).
+// point's time is compared with (engine/measure/relative_time.cpp).
 #pragma once
 
 #include <cstddef>

@@ -125,7 +125,7 @@ struct PointRecord {
   PointStatus status = PointStatus::ok;
   ErrorStage error_stage = ErrorStage::none;  // set with status error
   std::string message;  // why, for anything but ok
-  // A point measured in a worker process (engine/isolated_executor) arrives as its
+  // A point measured in a worker process (engine/measure/isolated_executor) arrives as its
   // results.jsonl object: to_json returns it as it is, with `point` renumbered. The typed
   // fields above that callers read (point, status, error_stage, message) are set from it.
   nlohmann::json measured_json;

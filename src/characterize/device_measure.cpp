@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/query.hpp"
-#include "engine/results.hpp"
+#include "engine/record/query.hpp"
+#include "engine/record/results.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/op.hpp"
 #include "hetbench/variant.hpp"

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/spec.hpp"
+#include "engine/plan/spec.hpp"
 #include "hetbench/device.hpp"
 
 namespace hetbench {

@@ -6,8 +6,8 @@
 
 #include "characterize/ceilings.hpp"
 #include "characterize/device_measure.hpp"
-#include "engine/provenance.hpp"
-#include "engine/query.hpp"
+#include "engine/record/provenance.hpp"
+#include "engine/record/query.hpp"
 
 namespace hetbench {
 
@@ -142,7 +142,7 @@ std::string device_report_text(const nlohmann::json& r) {
   return out;
 }
 
-// experiment.json's devices[].report (engine/provenance) asks for this.
+// experiment.json's devices[].report (engine/record/provenance) asks for this.
 const bool registered_report_source = [] {
   set_device_report_source(&device_report_json);
   return true;

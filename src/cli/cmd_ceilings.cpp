@@ -9,8 +9,8 @@
 
 #include "cli/commands.hpp"
 #include "characterize/ceilings.hpp"
-#include "engine/query.hpp"
-#include "engine/results.hpp"
+#include "engine/record/query.hpp"
+#include "engine/record/results.hpp"
 #include "engine/runner.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "engine/query.hpp"
-#include "engine/results.hpp"
+#include "engine/record/query.hpp"
+#include "engine/record/results.hpp"
 #include "engine/runner.hpp"
 #include "hetbench/error.hpp"
 #include "util/json_file.hpp"

@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
 #include "util/json_file.hpp"

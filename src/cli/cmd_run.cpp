@@ -5,7 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "kernel/foreign/foreign.hpp"
-#include "engine/plan.hpp"
+#include "engine/plan/plan.hpp"
 #include "engine/runner.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"

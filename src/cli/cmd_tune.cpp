@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "engine/kernel_files.hpp"
+#include "engine/record/kernel_files.hpp"
 #include "hetbench/error.hpp"
 #include "kernel/foreign/foreign.hpp"
 #include "ops/layout_arch.hpp"

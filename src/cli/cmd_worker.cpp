@@ -1,12 +1,12 @@
-// hetbench __worker: the process a sweep measures its points in (engine/isolated_executor);
+// hetbench __worker: the process a sweep measures its points in (engine/measure/isolated_executor);
 // hidden from --help, started by hetbench itself with its end of the link on fd 3.
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "engine/point_executor.hpp"
-#include "engine/worker_process.hpp"
+#include "engine/measure/point_executor.hpp"
+#include "engine/measure/worker_process.hpp"
 #include "hetbench/error.hpp"
 
 namespace hetbench::cli {

@@ -7,8 +7,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "engine/resume.hpp"
-#include "engine/spec.hpp"
+#include "engine/record/resume.hpp"
+#include "engine/plan/spec.hpp"
 
 namespace hetbench::cli {
 
@@ -46,7 +46,7 @@ std::vector<RunSpec> kernel_runs(const RunSpec& r0, const std::string& kernel, c
 // A spec's runs with its "gemmbench" entries: kernel_runs of each (every run must be gemm).
 std::vector<RunSpec> gemmbench_runs(const std::vector<RunSpec>& runs, const std::string& entries);
 // `--kernel-about KEY=VALUE` of run and tune: the entry's author, licence or origin as the
-// user states them, into the experiment's spec ("kernel_about"; engine/kernel_files).
+// user states them, into the experiment's spec ("kernel_about"; engine/record/kernel_files).
 void add_kernel_about(CLI::App* sub, std::vector<std::string>& about);
 void set_kernel_about(Experiment& e, const std::vector<std::string>& about, const std::string& kernel);
 

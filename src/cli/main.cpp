@@ -11,7 +11,7 @@
 
 #include "cli/cmd_solve.hpp"
 #include "cli/commands.hpp"
-#include "engine/clock_lock.hpp"
+#include "engine/measure/clock_lock.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "engine/provenance.hpp"
+#include "engine/record/provenance.hpp"
 #include "util/build_info.hpp"
 
 namespace hetbench {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <fstream>
 
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/record.hpp"
 #include "util/json_file.hpp"

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <map>
 
-#include "engine/query.hpp"
+#include "engine/record/query.hpp"
 #include "hetbench/error.hpp"
 
 namespace hetbench {
@@ -169,7 +169,7 @@ Comparison compare_sides(const std::vector<CompareSide>& sides, const std::strin
   }
   if (attr == "device") {
     // Per problem, the fastest ok own point of a side (its median time), as every other
-    // "best" is chosen (engine/query).
+    // "best" is chosen (engine/record/query).
     auto fastest = [](const CompareSide& s) {
       std::vector<const nlohmann::json*> own;
       for (const auto* p : s.points)

@@ -8,10 +8,10 @@
 #include <map>
 #include <set>
 
-#include "engine/kernel_files.hpp"
-#include "engine/plan_params.hpp"
+#include "engine/record/kernel_files.hpp"
+#include "engine/plan/plan_params.hpp"
 #include "kernel/foreign/foreign.hpp"
-#include "engine/worker_planner.hpp"
+#include "engine/plan/worker_planner.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
 #include "tuning/db.hpp"

@@ -11,8 +11,8 @@
 #include "compare/context.hpp"
 #include "compare/folder.hpp"
 #include "compare/pairing.hpp"
-#include "engine/plan.hpp"
-#include "engine/spec.hpp"
+#include "engine/plan/plan.hpp"
+#include "engine/plan/spec.hpp"
 
 namespace hetbench {
 

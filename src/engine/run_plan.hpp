@@ -5,12 +5,12 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/plan.hpp"
-#include "engine/spec.hpp"
+#include "engine/plan/plan.hpp"
+#include "engine/plan/spec.hpp"
 
 namespace hetbench {
 
-struct ResumeOptions;  // engine/resume.hpp
+struct ResumeOptions;  // engine/record/resume.hpp
 
 // As run_experiment, for a plan already made; its runs point into e.runs. `tuning_db`:
 // the database the plan read, "" for none; `resume` as for run_experiment.

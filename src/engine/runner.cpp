@@ -1,8 +1,8 @@
 // plan -> for each point: measure -> record -> write -> report.
 #include "engine/runner.hpp"
 
-#include "engine/clock_lock.hpp"
-#include "engine/query.hpp"
+#include "engine/measure/clock_lock.hpp"
+#include "engine/record/query.hpp"
 #include "engine/run_plan.hpp"
 
 #include <chrono>
@@ -15,16 +15,16 @@
 
 #include <fmt/format.h>
 
-#include "engine/interrupt.hpp"
-#include "engine/measure.hpp"
-#include "engine/plan.hpp"
-#include "engine/point_executor.hpp"
-#include "engine/progress.hpp"
-#include "engine/provenance.hpp"
-#include "engine/report.hpp"
-#include "engine/results.hpp"
-#include "engine/resume.hpp"
-#include "engine/session.hpp"
+#include "engine/measure/interrupt.hpp"
+#include "engine/measure/measure.hpp"
+#include "engine/plan/plan.hpp"
+#include "engine/measure/point_executor.hpp"
+#include "engine/measure/progress.hpp"
+#include "engine/record/provenance.hpp"
+#include "engine/record/report.hpp"
+#include "engine/record/results.hpp"
+#include "engine/record/resume.hpp"
+#include "engine/record/session.hpp"
 #include "util/text_table.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/record.hpp"

@@ -1,14 +1,14 @@
-// The sweep runner: plans an experiment's points (engine/plan), then measures
-// (engine/measure), records (hetbench/record.hpp), writes (engine/results) and reports
-// (engine/report) each one.
+// The sweep runner: plans an experiment's points (engine/plan/plan), then measures
+// (engine/measure/measure), records (hetbench/record.hpp), writes (engine/record/results) and reports
+// (engine/record/report) each one.
 #pragma once
 
 #include <filesystem>
 
-#include "engine/measure.hpp"
-#include "engine/plan.hpp"
-#include "engine/resume.hpp"
-#include "engine/spec.hpp"
+#include "engine/measure/measure.hpp"
+#include "engine/plan/plan.hpp"
+#include "engine/record/resume.hpp"
+#include "engine/plan/spec.hpp"
 #include "hetbench/record.hpp"
 
 namespace hetbench {
@@ -19,7 +19,7 @@ namespace hetbench {
 // inputs is recorded instead: see plan_run). `dir`, when given, receives the
 // experiment folder. With `resume`, the experiment (recorded_experiment of resume->dir)
 // goes on in its folder: the points its records hold are not measured again
-// (engine/resume.hpp, docs/resume.md).
+// (engine/record/resume.hpp, docs/resume.md).
 int run_experiment(const Experiment& e, std::filesystem::path* dir = nullptr, const ResumeOptions* resume = nullptr);
 // `--dry-run`: the experiment planned as run_experiment plans it (tuning database, rules,
 // constraints) and its points printed on stdout, each with its parameters, where they came
@@ -29,7 +29,7 @@ int print_planned(const Experiment& e);
 // A planned point's record before it is measured: what, where, the seed and the time.
 PointRecord start_record(int index, const RunPlan& run, const PlannedPoint& p, std::uint64_t seed);
 // The record of a point still running when the process ends after a signal's grace period
-// (engine/interrupt.hpp): status interrupted, nothing measured; a resume measures it again.
+// (engine/measure/interrupt.hpp): status interrupted, nothing measured; a resume measures it again.
 PointRecord interrupted_record(int index, const RunPlan& run, const PlannedPoint& p, std::uint64_t seed);
 
 // One planned point measured as `run` measures it, numbered `index`: a point with a

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 #include "hetbench/record.hpp"
 #include "hetbench/error.hpp"
 #include "util/json_file.hpp"

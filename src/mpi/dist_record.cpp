@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/provenance.hpp"
-#include "engine/results.hpp"
+#include "engine/record/provenance.hpp"
+#include "engine/record/results.hpp"
 #include "mpi/dist_ops.hpp"
 #include "util/build_info.hpp"
 

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/measure.hpp"
+#include "engine/measure/measure.hpp"
 #include "hetbench/device.hpp"
 #include "hetbench/op.hpp"
 #include "hetbench/variant.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/plan.hpp"
+#include "engine/plan/plan.hpp"
 
 namespace hetbench::mpi {
 

@@ -14,13 +14,13 @@
 #include <mpi.h>
 #include <fmt/format.h>
 
-#include "engine/session.hpp"
-#include "engine/interrupt.hpp"
-#include "engine/plan.hpp"
-#include "engine/point_executor.hpp"
-#include "engine/provenance.hpp"
-#include "engine/report.hpp"
-#include "engine/results.hpp"
+#include "engine/record/session.hpp"
+#include "engine/measure/interrupt.hpp"
+#include "engine/plan/plan.hpp"
+#include "engine/measure/point_executor.hpp"
+#include "engine/record/provenance.hpp"
+#include "engine/record/report.hpp"
+#include "engine/record/results.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/record.hpp"
 #include "mpi/shard.hpp"

@@ -4,8 +4,8 @@
 // finishes, and rank 0 alone writes the one experiment folder, as a single process would.
 #pragma once
 
-#include "engine/resume.hpp"
-#include "engine/spec.hpp"
+#include "engine/record/resume.hpp"
+#include "engine/plan/spec.hpp"
 
 namespace hetbench::mpi {
 

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "engine/provenance.hpp"
-#include "engine/results.hpp"
+#include "engine/record/provenance.hpp"
+#include "engine/record/results.hpp"
 #include "hetbench/error.hpp"
 #include "io/matrix_market.hpp"
 #include "solve/baselines.hpp"

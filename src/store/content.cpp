@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 #include "hetbench/error.hpp"
 #include "store/content.hpp"
 #include "util/json_file.hpp"

@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 #include "hetbench/error.hpp"
 #include "store/backend.hpp"
 #include "util/json_file.hpp"

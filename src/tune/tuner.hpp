@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/spec.hpp"
+#include "engine/plan/spec.hpp"
 #include "hetbench/device.hpp"
 #include "hetbench/op.hpp"
 #include "hetbench/variant.hpp"

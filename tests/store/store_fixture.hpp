@@ -20,7 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../test_util.hpp"
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 #include "store/store.hpp"
 
 namespace hetbench::test {

@@ -3,7 +3,7 @@
 // the highest SM clock (nvmlDeviceGetMaxClockInfo) and the base clock (the default
 // application clock, nvmlDeviceGetDefaultApplicationsClock), as `nvidia-smi
 // --lock-gpu-clocks` and `--reset-gpu-clocks` do. The lock and restore logic is
-// engine/clock_lock.cpp's.
+// engine/measure/clock_lock.cpp's.
 #include <fmt/format.h>
 
 #include "backends/nvidia/nvml.hpp"

@@ -28,7 +28,7 @@ struct ForeignKernel {
   std::string format;  // "GEMMbench", "Lift"
   std::string path;    // the entry file
   // Every file the entry is made of (the entry, its kernel source), as paths: recorded and
-  // copied with an experiment so that replay needs nothing else (engine/kernel_files).
+  // copied with an experiment so that replay needs nothing else (engine/record/kernel_files).
   std::vector<std::string> files;
   std::shared_ptr<Variant> variant;
   Precision precision = Precision::S;

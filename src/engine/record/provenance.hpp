@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/plan.hpp"
+#include "engine/plan/plan.hpp"
 #include "hetbench/device.hpp"
-#include "engine/spec.hpp"
+#include "engine/plan/spec.hpp"
 
 namespace hetbench {
 

@@ -10,16 +10,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/resume.hpp"
-#include "engine/results.hpp"
-#include "engine/spec.hpp"
+#include "engine/record/resume.hpp"
+#include "engine/record/results.hpp"
+#include "engine/plan/spec.hpp"
 
 namespace hetbench {
 
 class ExperimentSession {
  public:
   // A new folder <e.out_root>/<timestamp>-<e.name> whose experiment.json is `experiment`
-  // with the kernel files of e's --kernel entries ("kernels", engine/kernel_files.hpp),
+  // with the kernel files of e's --kernel entries ("kernels", engine/record/kernel_files.hpp),
   // which are copied into it. Throws Error when the folder cannot be made or a file read.
   static std::unique_ptr<ExperimentSession> create(const Experiment& e, nlohmann::json experiment);
   // A recorded folder, locked (Error when another process holds it); reopen() before

@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/plan.hpp"
-#include "engine/spec.hpp"
+#include "engine/plan/plan.hpp"
+#include "engine/plan/spec.hpp"
 
 namespace hetbench {
 

@@ -1,4 +1,4 @@
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 
 #include <set>
 #include <unistd.h>

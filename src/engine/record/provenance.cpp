@@ -1,4 +1,4 @@
-#include "engine/provenance.hpp"
+#include "engine/record/provenance.hpp"
 
 #include <sys/utsname.h>
 
@@ -10,7 +10,7 @@
 
 #include "util/build_info.hpp"
 
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 #include "tuning/db.hpp"
 
 namespace hetbench {

@@ -1,4 +1,4 @@
-#include "engine/interrupt.hpp"
+#include "engine/measure/interrupt.hpp"
 
 #include <map>
 

@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/spec.hpp"
-#include "engine/plan.hpp"
+#include "engine/plan/spec.hpp"
+#include "engine/plan/plan.hpp"
 #include "util/cache.hpp"
 #include "util/json_file.hpp"
 #include "hetbench/error.hpp"
@@ -195,7 +195,7 @@ Experiment experiment_from_file(const std::string& path) {
 }
 
 // The experiment's own keys of a spec, beside its runs (or beside the one run it is):
-// "targets" are `hetbench check`'s (engine/query.hpp), "filter" narrows the plan,
+// "targets" are `hetbench check`'s (engine/record/query.hpp), "filter" narrows the plan,
 // "gemmbench" names GEMMbench entries (a file or folder, relative to the spec) that every
 // gemm run measures instead of its variants, as `run --kernel` does.
 constexpr const char* kExperimentKeys[] = {"name",    "description", "seed",     "runs",

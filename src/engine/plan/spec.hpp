@@ -77,11 +77,11 @@ struct Experiment {
   // the worker is killed; empty: derived per point from its expected time.
   bool isolate = false;
   std::optional<double> point_timeout;
-  // --lock-clocks: "" none, else max, base or MHz (engine/clock_lock.hpp); recorded in
+  // --lock-clocks: "" none, else max, base or MHz (engine/measure/clock_lock.hpp); recorded in
   // experiment.json as "clock_lock".
   std::string lock_clocks;
   // A plan not made from `runs` (replay): how a worker makes it again, {"planner": NAME,
-  // ...its arguments} (engine/worker_planner.hpp); null for a plan of the runs.
+  // ...its arguments} (engine/plan/worker_planner.hpp); null for a plan of the runs.
   nlohmann::json worker_plan;
 };
 

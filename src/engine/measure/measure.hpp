@@ -11,8 +11,8 @@
 #include <tuple>
 #include <vector>
 
-#include "engine/plan.hpp"
-#include "engine/spec.hpp"
+#include "engine/plan/plan.hpp"
+#include "engine/plan/spec.hpp"
 #include "hetbench/device.hpp"
 #include "hetbench/op.hpp"
 #include "hetbench/record.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/spec.hpp"
+#include "engine/plan/spec.hpp"
 #include "hetbench/device.hpp"
 #include "hetbench/op.hpp"
 #include "hetbench/variant.hpp"

@@ -1,4 +1,4 @@
-// Points measured in worker processes, one per device (engine/worker_process): the parent
+// Points measured in worker processes, one per device (engine/measure/worker_process): the parent
 // hands each point to its device's worker and waits, each phase under a time limit. A
 // worker that dies costs its point (`crashed`), one over the limit is killed (`timeout`);
 // the next worker on that device first passes a known-good kernel, or the device's
@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
-#include "engine/point_executor.hpp"
-#include "engine/worker_process.hpp"
+#include "engine/measure/point_executor.hpp"
+#include "engine/measure/worker_process.hpp"
 
 namespace hetbench {
 

@@ -1,4 +1,4 @@
-#include "engine/resume.hpp"
+#include "engine/record/resume.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>

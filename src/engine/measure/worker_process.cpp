@@ -1,4 +1,4 @@
-#include "engine/worker_process.hpp"
+#include "engine/measure/worker_process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

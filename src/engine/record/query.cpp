@@ -1,4 +1,4 @@
-#include "engine/query.hpp"
+#include "engine/record/query.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/plan.hpp"
+#include "engine/plan/plan.hpp"
 
 namespace hetbench {
 

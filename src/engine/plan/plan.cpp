@@ -1,4 +1,4 @@
-#include "engine/plan.hpp"
+#include "engine/plan/plan.hpp"
 
 #include <algorithm>
 #include <map>
@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/plan_params.hpp"
+#include "engine/plan/plan_params.hpp"
 #include "hetbench/error.hpp"
 #include "ops/layout_arch.hpp"
 #include "util/ranges.hpp"

@@ -1,4 +1,4 @@
-#include "engine/kernel_files.hpp"
+#include "engine/record/kernel_files.hpp"
 
 #include <map>
 #include <system_error>

@@ -1,4 +1,4 @@
-#include "engine/isolated_executor.hpp"
+#include "engine/measure/isolated_executor.hpp"
 
 #include <signal.h>
 
@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/executions.hpp"
-#include "engine/interrupt.hpp"
+#include "engine/measure/executions.hpp"
+#include "engine/measure/interrupt.hpp"
 #include "engine/runner.hpp"
 #include "hetbench/error.hpp"
 

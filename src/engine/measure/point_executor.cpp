@@ -1,8 +1,8 @@
-#include "engine/point_executor.hpp"
+#include "engine/measure/point_executor.hpp"
 
 #include <algorithm>
 
-#include "engine/isolated_executor.hpp"
+#include "engine/measure/isolated_executor.hpp"
 #include "engine/runner.hpp"
 #include "hetbench/variant.hpp"
 

@@ -1,4 +1,4 @@
-#include "engine/progress.hpp"
+#include "engine/measure/progress.hpp"
 
 #include <unistd.h>
 

@@ -7,9 +7,9 @@
 #include <optional>
 #include <string>
 
-#include "engine/measure.hpp"
-#include "engine/plan.hpp"
-#include "engine/spec.hpp"
+#include "engine/measure/measure.hpp"
+#include "engine/plan/plan.hpp"
+#include "engine/plan/spec.hpp"
 #include "hetbench/record.hpp"
 
 namespace hetbench {

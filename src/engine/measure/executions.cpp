@@ -1,4 +1,4 @@
-#include "engine/executions.hpp"
+#include "engine/measure/executions.hpp"
 
 #include <fmt/format.h>
 

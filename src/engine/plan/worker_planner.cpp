@@ -1,4 +1,4 @@
-#include "engine/worker_planner.hpp"
+#include "engine/plan/worker_planner.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "engine/measure.hpp"
+#include "engine/measure/measure.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/interrupt.hpp"
+#include "engine/measure/interrupt.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/observer.hpp"
 #include "ops/layout_problem.hpp"

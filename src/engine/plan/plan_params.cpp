@@ -1,10 +1,10 @@
-#include "engine/plan_params.hpp"
+#include "engine/plan/plan_params.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "engine/plan.hpp"
+#include "engine/plan/plan.hpp"
 #include "hetbench/error.hpp"
 #include "ops/layout_ref.hpp"
 #include "tuning/auto_rule.hpp"

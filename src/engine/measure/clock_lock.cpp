@@ -1,4 +1,4 @@
-#include "engine/clock_lock.hpp"
+#include "engine/measure/clock_lock.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -15,8 +15,8 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
-#include "engine/interrupt.hpp"
-#include "engine/plan.hpp"
+#include "engine/measure/interrupt.hpp"
+#include "engine/plan/plan.hpp"
 #include "hetbench/error.hpp"
 
 namespace hetbench {

@@ -6,11 +6,11 @@
 
 #include <fmt/format.h>
 
-#include "engine/interrupt.hpp"
-#include "engine/point_executor.hpp"
+#include "engine/measure/interrupt.hpp"
+#include "engine/measure/point_executor.hpp"
 #include "engine/runner.hpp"
-#include "engine/worker_planner.hpp"
-#include "engine/worker_process.hpp"
+#include "engine/plan/worker_planner.hpp"
+#include "engine/measure/worker_process.hpp"
 #include "hetbench/error.hpp"
 #include "kernel/foreign/foreign.hpp"
 #include "tuning/db.hpp"

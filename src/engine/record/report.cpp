@@ -1,4 +1,4 @@
-#include "engine/report.hpp"
+#include "engine/record/report.hpp"
 
 #include <algorithm>
 #include <map>
@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "engine/query.hpp"
+#include "engine/record/query.hpp"
 #include "hetbench/error.hpp"
-#include "engine/results.hpp"
+#include "engine/record/results.hpp"
 #include "util/text_table.hpp"
 
 namespace hetbench {

@@ -1,6 +1,6 @@
-#include "engine/session.hpp"
+#include "engine/record/session.hpp"
 
-#include "engine/kernel_files.hpp"
+#include "engine/record/kernel_files.hpp"
 
 namespace hetbench {
 
