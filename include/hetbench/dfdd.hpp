@@ -40,7 +40,7 @@
 #endif
 
 // Relative to this header, so that the host build needs no extra include path.
-#include "../../kernels/common/dfdd.h"
+#include "kernels/common/dfdd.h"
 
 namespace hetbench {
 

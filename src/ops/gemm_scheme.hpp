@@ -26,7 +26,7 @@
 
 #include "hetbench/dfdd.hpp"
 #include "hetbench/error.hpp"
-#include "../../kernels/common/ozaki.h"
+#include "kernels/common/ozaki.h"
 
 namespace hetbench::gemm_scheme {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "../../../kernels/cuda/gemm/ozaki.cuh"
+#include "kernels/cuda/gemm/ozaki.cuh"
 #include "backends/cuda/ozaki_kernels.hpp"
 
 namespace hetbench::ozaki_launch {

@@ -5,7 +5,7 @@
 #include <cuda_runtime.h>
 
 #include "hetbench/dfdd.hpp"
-#include "../../../kernels/common/ozaki.h"
+#include "kernels/common/ozaki.h"
 
 namespace hetbench::ozaki_launch {
 

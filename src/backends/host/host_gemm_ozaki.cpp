@@ -14,7 +14,7 @@
 #include "ops/gemm_scheme.hpp"
 #include "ops/gemm_storage.hpp"
 #include "ops/vector_common.hpp"
-#include "../../../kernels/common/ozaki.h"
+#include "kernels/common/ozaki.h"
 
 namespace hetbench {
 
