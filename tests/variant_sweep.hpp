@@ -1,7 +1,7 @@
 // Shared by the tests of ops measured by many variants (copy_strided, gather, pchase, scan,
 // reduce): every non-CUDA variant over sizes on the host and PoCL, at its defaults and
 // with each parameter at either end of its domain (one at a time), and the CLI's
-// bad-input check. CUDA kernels are compiled by tests/test_cuda_nvrtc.cpp and run on a GPU.
+// bad-input check. CUDA kernels are compiled by tests/backends/test_cuda_nvrtc.cpp and run on a GPU.
 #pragma once
 
 #include <gmock/gmock.h>
@@ -15,6 +15,14 @@
 #include "test_util.hpp"
 
 namespace hetbench::test {
+
+// A variant's double-word precisions (DF, DD), in its order.
+inline std::vector<Precision> dw_precisions(const Variant& v) {
+  std::vector<Precision> out;
+  for (auto p : v.precisions)
+    if (p == Precision::DF || p == Precision::DD) out.push_back(p);
+  return out;
+}
 
 struct Sweep {
   std::vector<Precision> precisions{Precision::S, Precision::D};

@@ -2,7 +2,7 @@
 // code under test and returns normally when that code accepts it or refuses it with
 // hetbench::Error (the documented way to refuse bad input); anything else (another
 // exception, a sanitizer report, a hang) is a bug. libFuzzer drives them through
-// fuzz/main.cpp; tests/test_fuzz_regressions.cpp replays fuzz/regressions/ through them
+// fuzz/main.cpp; tests/cli/test_fuzz_regressions.cpp replays fuzz/regressions/ through them
 // in the ordinary build.
 #pragma once
 

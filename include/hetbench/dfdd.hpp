@@ -19,7 +19,7 @@
 //    flush-to-zero (-ffast-math links crtfastmath.o, which sets FTZ/DAZ) lose
 //    the subnormal lo parts near underflow. __FAST_MATH__ is an #error below;
 //    the flags that define no macro are caught by the DfddBuild tests
-//    (tests/test_dfdd_build.cpp), which run the algorithms on opaque inputs.
+//    (tests/ops/test_dfdd_build.cpp), which run the algorithms on opaque inputs.
 //  * x87 excess precision (FLT_EVAL_METHOD != 0) breaks two_sum: #error below.
 //  * CUDA device code uses __fadd_rn/__fmul_rn/__fmaf_rn (and the double ones),
 //    which nvcc never contracts, so --fmad=true (the default) is safe.

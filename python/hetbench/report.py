@@ -55,7 +55,7 @@ p.absent{color:#777;font-style:italic}
 """
 
 # Writes each image's natural size into the page once it has loaded, so that a headless
-# browser's DOM dump shows whether every plot decoded (tests/test_report.cpp reads it).
+# browser's DOM dump shows whether every plot decoded (tests/cli/test_report.cpp reads it).
 SIZE_SCRIPT = """<script>
 window.addEventListener('load', function () {
   var imgs = document.querySelectorAll('img.plot'), ok = 0;

@@ -31,7 +31,7 @@
 // deep: 7 deep-k and skinny problems, dmma D with SPLITK 1-32 and STAGES 3 and 5; the H100
 // SXM has the H200's SMs and clock). The configuration predicted best reaches 0.965 of the
 // best measured one on the first (worst 0.856) and 0.900 on the second (worst 0.802);
-// tests/test_gemm_shape_model.cpp keeps it so.
+// tests/ops/test_gemm_shape_model.cpp keeps it so.
 #pragma once
 
 #include <map>

@@ -19,7 +19,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "../test_util.hpp"
+#include "test_util.hpp"
 #include "engine/record/results.hpp"
 #include "store/store.hpp"
 

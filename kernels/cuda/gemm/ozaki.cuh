@@ -1,7 +1,7 @@
 // The scaling, splitting and accumulation kernels of the CUDA splitting-scheme GEMMs
 // (src/backends/cuda/ozaki_variants.cpp, docs/ozaki.md); the low-precision products
 // themselves are cuBLAS GEMMs. Compiled by nvcc (src/backends/cuda/ozaki_kernels.cu)
-// and, in CI, by NVRTC (tests/test_cuda_nvrtc.cpp). The per-element arithmetic is
+// and, in CI, by NVRTC (tests/backends/test_cuda_nvrtc.cpp). The per-element arithmetic is
 // kernels/common/ozaki.h, shared with the host emulation that validates these.
 //
 // Layouts: A as rows (m x kp) and B as columns (n x kp), both contiguous along k and

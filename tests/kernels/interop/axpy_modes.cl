@@ -1,4 +1,4 @@
-// One kernel whose parameter picks the outcome, for the export tests (tests/test_interop.cpp):
+// One kernel whose parameter picks the outcome, for the export tests (tests/interop/test_interop.cpp):
 // MODE 0 is right, 1 is wrong (validation fails), 2 does not build; 3 is excluded by a constraint.
 #if MODE == 2
 #error "MODE 2 is meant not to build"

@@ -40,7 +40,7 @@ std::vector<std::string> space(const KernelVariant& v, std::uint64_t seed) {
   Vars base = device_vars(dev, v.precisions.front());
   double dim = 3001;
   for (const auto& a : op.signature().axes)
-    for (const auto& k : a.keys()) base[k] = a.kind == Axis::Kind::Dimension ? (dim += 998) : 1;
+    for (const auto& k : a.keys()) base[k] = a.kind == hetbench::Axis::Kind::Dimension ? (dim += 998) : 1;
   std::size_t total = 1;
   for (const auto& p : v.params) total *= p.values.size();
   std::mt19937_64 rng(seed);

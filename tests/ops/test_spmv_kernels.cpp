@@ -57,8 +57,8 @@ TEST(SpmvKernels, EveryOpenclVariantValidatesOnAwkwardMatrices) {
   std::set<std::string> ids;
   int checked = 0;
   for (const auto& v : variants_for("spmv")) {
-    if (v->backend != BackendKind::OpenCL) continue;  // CUDA: tests/test_cuda_backend.cpp
-    if (v->precisions.front() == Precision::DF) continue;  // DF/DD variants: tests/test_spmv_dw.cpp
+    if (v->backend != BackendKind::OpenCL) continue;  // CUDA: tests/backends/test_cuda_backend.cpp
+    if (v->precisions.front() == Precision::DF) continue;  // DF/DD variants: tests/ops/test_spmv_dw.cpp
     for (const auto& dev : all_devices()) {
       if (dev->kernel_language() != BackendKind::OpenCL) continue;
       for (const auto& ps : spmv_param_sets(*v)) {

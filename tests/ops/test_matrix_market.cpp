@@ -40,7 +40,7 @@ class MatrixMarketIo : public testing::Test {
     return path(name);
   }
 
-  // Warnings (tests/test_matrix_market_lenient.cpp checks them) are collected, not printed.
+  // Warnings (tests/ops/test_matrix_market_lenient.cpp checks them) are collected, not printed.
   static CsrMatrix read(const std::string& text) {
     std::vector<std::string> warnings;
     return read_matrix_market(write("ok.mtx", text), &warnings);

@@ -26,13 +26,6 @@ bool has_dw(const Variant& v) {
   return false;
 }
 
-std::vector<Precision> dw_precisions(const Variant& v) {
-  std::vector<Precision> out;
-  for (auto p : v.precisions)
-    if (p == Precision::DF || p == Precision::DD) out.push_back(p);
-  return out;
-}
-
 // The defaults, then the smallest and largest value of each parameter, one at a time.
 std::vector<std::map<std::string, std::string>> dw_param_sets(const Variant& v) {
   std::vector<std::map<std::string, std::string>> out{{}};
@@ -55,7 +48,7 @@ TEST_P(DwVariants, ValidateInBothStorages) {
   std::set<std::string> ran;  // variant ids with at least one checked point
   int checked = 0;
   for (const auto& v : variants_for(op)) {
-    if (v->backend == BackendKind::Cuda || !has_dw(*v)) continue;  // CUDA: tests/test_cuda_backend.cpp
+    if (v->backend == BackendKind::Cuda || !has_dw(*v)) continue;  // CUDA: tests/backends/test_cuda_backend.cpp
     for (const auto& dev : all_devices()) {
       if (dev->kernel_language() != v->backend) continue;
       for (const auto& ps : dw_param_sets(*v)) {

@@ -65,7 +65,7 @@ TEST(SpmvDw, EveryHostAndOpenclVariantValidatesInBothStorages) {
   std::set<std::string> ran;
   int checked = 0;
   for (const auto& v : variants_for("spmv")) {
-    if (v->backend == BackendKind::Cuda || !has_dw(*v)) continue;  // CUDA: tests/test_cuda_backend.cpp
+    if (v->backend == BackendKind::Cuda || !has_dw(*v)) continue;  // CUDA: tests/backends/test_cuda_backend.cpp
     for (const auto& dev : all_devices()) {
       if (dev->kernel_language() != v->backend) continue;
       // The defaults and every parameter at its least, then at its greatest, together.

@@ -16,7 +16,7 @@
 #include "hetbench/variant.hpp"
 #include "ops/gemm_scheme.hpp"
 #include "test_util.hpp"
-#include "../kernels/common/ozaki.h"
+#include "kernels/common/ozaki.h"
 
 using namespace hetbench;
 using testing::ContainsRegex;

@@ -277,7 +277,7 @@ TEST(Hostile, OutOfRangeNumbersInRecordsAndStoreRows) {
   const auto bad = tmp.path() / "bad";
   fs::copy(e, bad);
   {
-    auto text = read_text_file((bad / "results.jsonl").string());
+    auto text = hetbench::read_text_file((bad / "results.jsonl").string());
     text.replace(text.find("\"point\":1,"), 10, "\"point\":1,\"zz\":1e999,");
     write_text(bad / "results.jsonl", text);
   }

@@ -52,9 +52,9 @@ TEST(Gemm, EveryVariantValidatesInEveryLayout) {
   int checked = 0;
   std::set<std::string> ids;
   for (const auto& v : variants_for("gemm")) {
-    if (v->backend == BackendKind::Cuda) continue;  // tests/test_cuda_backend.cpp
+    if (v->backend == BackendKind::Cuda) continue;  // tests/backends/test_cuda_backend.cpp
     if (std::find(v->precisions.begin(), v->precisions.end(), Precision::S) == v->precisions.end())
-      continue;  // DF/DD only: tests/test_gemm_dw.cpp
+      continue;  // DF/DD only: tests/ops/test_gemm_dw.cpp
     for (const auto& dev : all_devices()) {
       if (dev->kernel_language() != v->backend) continue;
       for (const auto& ps : gemm_param_sets(*v)) {

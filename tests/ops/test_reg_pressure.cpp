@@ -2,7 +2,7 @@
 // the OpenCL CPU device (PoCL) within peak's bound, at sizes that are not multiples of the
 // work-group size; OpenCL builds have no register cap and so no slowdown field; a capped
 // CUDA build is timed against the unbounded one of the same chains (the group rule here,
-// the compile in tests/test_cuda_nvrtc.cpp).
+// the compile in tests/backends/test_cuda_nvrtc.cpp).
 #include <gtest/gtest.h>
 
 #include "hetbench/op_extras.hpp"

@@ -12,18 +12,13 @@
 #include "hetbench/op.hpp"
 #include "hetbench/variant.hpp"
 #include "test_util.hpp"
+#include "variant_sweep.hpp"
 
 using namespace hetbench;
+using namespace hetbench::test;
 using testing::HasSubstr;
 
 namespace {
-
-std::vector<Precision> dw_precisions(const Variant& v) {
-  std::vector<Precision> out;
-  for (auto p : v.precisions)
-    if (p == Precision::DF || p == Precision::DD) out.push_back(p);
-  return out;
-}
 
 std::vector<std::string> sizes_all_layouts(const std::string& storage) {
   std::vector<std::string> out;
@@ -50,7 +45,7 @@ TEST(GemmDw, EveryVariantValidatesInEveryStorageAndLayout) {
   std::set<std::string> ids;
   for (const auto& v : variants_for("gemm")) {
     if (v->backend == BackendKind::Cuda || dw_precisions(*v).empty()) continue;  // CUDA: on a GPU only
-    if (v->name.rfind("ozaki", 0) == 0) continue;  // DF only, with their own bound: tests/test_gemm_ozaki.cpp
+    if (v->name.rfind("ozaki", 0) == 0) continue;  // DF only, with their own bound: tests/ops/test_gemm_ozaki.cpp
     for (const auto& dev : all_devices()) {
       if (dev->kernel_language() != v->backend) continue;
       for (const auto& ps : gemm_dw_param_sets(*v)) {

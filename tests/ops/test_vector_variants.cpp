@@ -40,9 +40,9 @@ TEST_P(VectorVariants, ValidateOnEveryDevice) {
   const std::string op = GetParam();
   int checked = 0;
   for (const auto& v : variants_for(op)) {
-    if (v->backend == BackendKind::Cuda) continue;  // tests/test_cuda_backend.cpp
+    if (v->backend == BackendKind::Cuda) continue;  // tests/backends/test_cuda_backend.cpp
     if (std::find(v->precisions.begin(), v->precisions.end(), Precision::S) == v->precisions.end())
-      continue;  // DF/DD only: tests/test_dw_vectors.cpp
+      continue;  // DF/DD only: tests/ops/test_dw_vectors.cpp
     for (const auto& dev : devices_for(*v)) {
       std::vector<std::map<std::string, std::string>> param_sets{{}};
       for (const auto& [k, val] : param_variations(*v)) param_sets.push_back({{k, val}});
