@@ -7,8 +7,8 @@
 
 #include "engine/record/provenance.hpp"
 #include "engine/record/results.hpp"
+#include "engine/record/session.hpp"
 #include "mpi/dist_ops.hpp"
-#include "util/build_info.hpp"
 
 namespace hetbench::mpi {
 
@@ -33,11 +33,12 @@ std::string record_distributed(const DistOptions& o, const nlohmann::json& summa
     spec["reps"] = o.reps;
   }
   const std::string name = o.name.empty() ? "dist-" + o.op : o.name;
-  ExperimentWriter w(o.out_root, name,
-                     {{"hetbench_version", HETBENCH_VERSION}, {"git_commit", git_commit()}, {"command_line", o.command_line},
-                      {"name", name}, {"kind", "dist"}, {"dist", spec}, {"mpi", mpi}, {"seed", o.seed},
-                      {"host", host_json()}, {"compiler", HETBENCH_COMPILER}, {"devices", {to_json(dev)}},
-                      {"start_time", now_iso8601()}, {"status", "running"}});
+  auto head = experiment_header(name, o.command_line, o.seed, nlohmann::json::array({to_json(dev)}));
+  head["kind"] = "dist";
+  head["dist"] = spec;
+  head["mpi"] = mpi;
+  const auto session = ExperimentSession::create(o.out_root, name, std::move(head));
+  auto& w = session->writer();
   nlohmann::json r = summary;
   r["point"] = 0;
   r["op"] = "dist_" + o.op;

@@ -8,13 +8,13 @@
 
 #include "engine/record/provenance.hpp"
 #include "engine/record/results.hpp"
+#include "engine/record/session.hpp"
 #include "hetbench/error.hpp"
 #include "io/matrix_market.hpp"
 #include "solve/baselines.hpp"
 #include "solve/refine.hpp"
 #include "solve/true_residual.hpp"
 #include "sparse/generators.hpp"
-#include "util/build_info.hpp"
 #include "util/random.hpp"
 
 namespace hetbench {
@@ -203,14 +203,14 @@ int run_solve(const SolveSpec& s) {
                          {"restart", s.krylov.restart},
                          {"truncate", s.krylov.truncate},
                          {"baseline", s.baseline}};
-  std::unique_ptr<ExperimentWriter> writer;
-  if (s.record)
-    writer = std::make_unique<ExperimentWriter>(
-        s.out_root, s.name,
-        nlohmann::json{{"hetbench_version", HETBENCH_VERSION}, {"git_commit", git_commit()},
-                       {"command_line", s.command_line}, {"name", s.name}, {"kind", "solve"}, {"solve", spec},
-                       {"seed", s.seed}, {"host", host_json()}, {"compiler", HETBENCH_COMPILER}, {"devices", devs},
-                       {"start_time", now_iso8601()}, {"status", "running"}});
+  std::unique_ptr<ExperimentSession> session;
+  if (s.record) {
+    auto head = experiment_header(s.name, s.command_line, s.seed, devs);
+    head["kind"] = "solve";
+    head["solve"] = spec;
+    session = ExperimentSession::create(s.out_root, s.name, std::move(head));
+  }
+  ExperimentWriter* writer = session ? &session->writer() : nullptr;
   int status = 0, point = 0, failed = 0;
   std::string error;
   for (const auto& d : devices) {

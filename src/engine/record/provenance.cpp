@@ -70,22 +70,27 @@ nlohmann::json experiment_json(const Experiment& e, const Plan& plan) {
   for (const auto& r : plan.runs)
     for (std::size_t i = 0; i < r.input_errors.size(); ++i)
       if (!r.input_errors[i].empty()) unread.push_back({{"input", r.sizes[i].input}, {"message", r.input_errors[i]}});
-  nlohmann::json j = {{"hetbench_version", HETBENCH_VERSION},
-          {"git_commit", git_commit()},
-          {"command_line", e.command_line},
-          {"name", e.name},
-          {"spec", spec},
-          {"spec_file", e.spec_file},
-          {"runs", runs},
-          {"seed", e.seed},
-          {"host", host_json()},
-          {"compiler", HETBENCH_COMPILER},
-          {"devices", devices},
-          {"variant_hashes", hashes},
-          {"start_time", now_iso8601()},
-          {"status", "running"}};
+  nlohmann::json j = experiment_header(e.name, e.command_line, e.seed, std::move(devices));
+  j["spec"] = spec;
+  j["spec_file"] = e.spec_file;
+  j["runs"] = runs;
+  j["variant_hashes"] = hashes;
   if (!unread.empty()) j["unreadable_inputs"] = unread;
   return j;
+}
+
+nlohmann::json experiment_header(const std::string& name, const std::string& command_line, std::uint64_t seed,
+                                 nlohmann::json devices) {
+  return {{"hetbench_version", HETBENCH_VERSION},
+          {"git_commit", git_commit()},
+          {"command_line", command_line},
+          {"name", name},
+          {"seed", seed},
+          {"host", host_json()},
+          {"compiler", HETBENCH_COMPILER},
+          {"devices", std::move(devices)},
+          {"start_time", now_iso8601()},
+          {"status", "running"}};
 }
 
 }  // namespace hetbench

@@ -20,5 +20,10 @@ using DeviceReportSource = nlohmann::json (*)(const Device&);
 void set_device_report_source(DeviceReportSource source);
 // experiment.json as written when the experiment starts (status "running").
 nlohmann::json experiment_json(const Experiment& e, const Plan& plan);
+// What every experiment.json starts with, whatever recorded it (run, sweep, tune, solve,
+// dist): the build, the command line, the name, the seed, the host, the devices, the start
+// time and status "running". A command adds what is its own (runs, "solve", "dist", "kind").
+nlohmann::json experiment_header(const std::string& name, const std::string& command_line, std::uint64_t seed,
+                                 nlohmann::json devices);
 
 }  // namespace hetbench

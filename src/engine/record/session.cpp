@@ -15,6 +15,15 @@ std::unique_ptr<ExperimentSession> ExperimentSession::create(const Experiment& e
   return s;
 }
 
+std::unique_ptr<ExperimentSession> ExperimentSession::create(const std::string& out_root, const std::string& name,
+                                                             nlohmann::json experiment) {
+  std::unique_ptr<ExperimentSession> s(new ExperimentSession);
+  s->writer_ = std::make_unique<ExperimentWriter>(out_root, name, std::move(experiment));
+  s->dir_ = s->writer_->dir();
+  s->lock_ = std::make_unique<ExperimentLock>(s->dir_);
+  return s;
+}
+
 std::unique_ptr<ExperimentSession> ExperimentSession::lock(const std::filesystem::path& dir) {
   std::unique_ptr<ExperimentSession> s(new ExperimentSession);
   s->dir_ = dir;
