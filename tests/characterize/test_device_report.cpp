@@ -1,6 +1,7 @@
 // `hetbench devices --report`: the facts of host, PoCL and CUDA devices with their types
 // and plausible values, the JSON's keys, the text's alignment, the measured section (ops
 // not in this build, extraction from records, --measure recording an experiment), bad input.
+#include <algorithm>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -33,8 +34,17 @@ std::shared_ptr<Device> device_or_null(const std::string& id) {
   }
 }
 
-// Every fact has the documented keys; a value is a number, string, bool or array, or
-// null with the reason in its note.
+// A span of values in the fact's unit (NVML's supported clocks): {min, max, count}, numbers,
+// min <= max.
+bool is_span(const nlohmann::json& v) {
+  return v.is_object() && v.size() == 3 && v.contains("min") && v.contains("max") && v.contains("count") &&
+         v["min"].is_number() && v["max"].is_number() && v["count"].is_number() &&
+         v["min"].get<double>() <= v["max"].get<double>();
+}
+
+// Every fact has the documented keys; a value is a number, string, bool or array, an
+// object (a span, or named parts each a number, string or bool: NVML's remapped rows), or
+// null with the reason in its note; a value in bytes or MHz is a number or a span.
 void expect_well_formed(const nlohmann::json& report) {
   ASSERT_TRUE(report["sections"].is_array());
   for (const auto& s : report["sections"]) {
@@ -42,11 +52,14 @@ void expect_well_formed(const nlohmann::json& report) {
     for (const auto& f : s["facts"]) {
       for (const char* k : {"key", "label", "unit", "note"}) EXPECT_TRUE(f[k].is_string()) << f.dump();
       const auto& v = f["value"];
+      auto scalar = [](const nlohmann::json& x) { return x.is_number() || x.is_string() || x.is_boolean(); };
       if (v.is_null())
         EXPECT_FALSE(f["note"].get<std::string>().empty()) << "no reason for " << f.dump();
+      else if (v.is_object())
+        EXPECT_TRUE(!v.empty() && std::all_of(v.begin(), v.end(), scalar)) << f.dump();
       else
-        EXPECT_TRUE(v.is_number() || v.is_string() || v.is_boolean() || v.is_array()) << f.dump();
-      if (f["unit"] == "bytes" || f["unit"] == "MHz") EXPECT_TRUE(v.is_null() || v.is_number()) << f.dump();
+        EXPECT_TRUE(scalar(v) || v.is_array()) << f.dump();
+      if (f["unit"] == "bytes" || f["unit"] == "MHz") EXPECT_TRUE(v.is_null() || v.is_number() || is_span(v)) << f.dump();
     }
   }
 }
