@@ -82,15 +82,18 @@ nlohmann::json facts_json(const DeviceFacts& facts) {
   return {{"sections", sections}, {"values", values}};
 }
 
-nlohmann::json device_report_json(const Device& d) {
+namespace {
+
+// The report; `recorded`: as experiment.json keeps it (devices[].report), without the
+// lookup table of values or the measurement list, which belong to `devices --report`.
+nlohmann::json report_of(const Device& d, bool recorded) {
   const auto& i = d.info();
   auto facts = facts_json(device_facts(d));
   nlohmann::json r = {{"format", "hetbench-device-report-1"},
                       {"id", i.id},
                       {"backend", to_string(i.backend)},
                       {"name", i.name},
-                      {"sections", facts["sections"]},
-                      {"values", facts["values"]}};
+                      {"sections", facts["sections"]}};
   if (auto c = load_ceilings(i)) {
     r["ceilings"] = to_json(*c);
     r["ceilings"]["file"] = c->file.string();
@@ -98,9 +101,15 @@ nlohmann::json device_report_json(const Device& d) {
     r["ceilings"] = nullptr;
     r["ceilings_note"] = fmt::format("none stored for this device and driver: run `hetbench ceilings {}`", i.id);
   }
+  if (recorded) return r;
+  r["values"] = facts["values"];
   r["measurements"] = planned_measurements(d);
   return r;
 }
+
+}  // namespace
+
+nlohmann::json device_report_json(const Device& d) { return report_of(d, false); }
 
 std::string device_report_text(const nlohmann::json& r) {
   // Rows of (label, value); a row with an empty value is a section heading.
@@ -144,7 +153,7 @@ std::string device_report_text(const nlohmann::json& r) {
 
 // experiment.json's devices[].report (engine/record/provenance) asks for this.
 const bool registered_report_source = [] {
-  set_device_report_source(&device_report_json);
+  set_device_report_source([](const Device& d) { return report_of(d, true); });
   return true;
 }();
 

@@ -45,11 +45,7 @@ nlohmann::json experiment_json(const Experiment& e, const Plan& plan) {
         // The device report's facts and stored ceilings (docs/memory-system.md), for the
         // HTML report's Devices section; its measurements belong to --measure's folder.
         auto dj = to_json(d->info());
-        if (report_source) {
-          dj["report"] = report_source(*d);
-          dj["report"].erase("measurements");
-          dj["report"].erase("values");
-        }
+        if (report_source) dj["report"] = report_source(*d);
         devices.push_back(dj);
       }
   // The runs are recorded once, as resolved in "runs"; "spec" keeps what lies beside them.

@@ -12,7 +12,8 @@ namespace hetbench {
 
 nlohmann::json host_json();  // hostname and OS
 
-// A device's report (facts and stored ceilings) for experiment.json's devices[].report.
+// A device's report as experiment.json keeps it (devices[].report: facts and stored
+// ceilings, no measurement list).
 // The device characterisation lies in the layer above (src/characterize, which runs
 // experiments of its own) and registers it here, so no include loop goes from the engine
 // to it; without one registered, devices are recorded without a report.
