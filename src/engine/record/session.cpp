@@ -5,12 +5,9 @@
 namespace hetbench {
 
 std::unique_ptr<ExperimentSession> ExperimentSession::create(const Experiment& e, nlohmann::json experiment) {
-  std::unique_ptr<ExperimentSession> s(new ExperimentSession);
   const auto kernels = kernel_files_of(e);
   if (!kernels.is_null()) experiment["kernels"] = kernels;
-  s->writer_ = std::make_unique<ExperimentWriter>(e.out_root, e.name, std::move(experiment));
-  s->dir_ = s->writer_->dir();
-  s->lock_ = std::make_unique<ExperimentLock>(s->dir_);
+  auto s = create(e.out_root, e.name, std::move(experiment));
   copy_kernel_files(kernels, s->dir_);
   return s;
 }
