@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "engine/record/query.hpp"
 #include "hetbench/error.hpp"
 #include "store/store.hpp"
 #include "util/text_table.hpp"
@@ -18,6 +19,21 @@ namespace {
 using store::Store;
 
 std::string num(const std::optional<double>& v) { return v ? fmt::format("{:.6g}", *v) : ""; }
+
+// The stored "k=v;k=v" text (values as JSON) back as an object.
+nlohmann::json stored_pairs(std::string_view text) {
+  nlohmann::json j = nlohmann::json::object();
+  while (!text.empty()) {
+    const auto semi = text.find(';');
+    const auto pair = text.substr(0, semi);
+    text = semi == std::string_view::npos ? std::string_view() : text.substr(semi + 1);
+    const auto eq = pair.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string value(pair.substr(eq + 1));
+    j[std::string(pair.substr(0, eq))] = nlohmann::json::accept(value) ? nlohmann::json::parse(value) : nlohmann::json(value);
+  }
+  return j;
+}
 
 // Output in blocks: a query may print a million rows.
 class Out {
@@ -110,7 +126,7 @@ int query(Store& s, const store::Filter& f, const std::string& format) {
       header = true;
       out.print("{:>4} {:<14} {:>6} {:<6} {:<22} {:<34} {:<4} {:<26} {:<24} {:<7} {:>11} {:>10} {:>10}\n", p.experiment,
                 p.host.substr(0, 14), p.point, p.op, p.variant.substr(0, 22), p.device_name, p.precision,
-                p.sizes.substr(0, 26), p.params.empty() ? "-" : p.params, p.status, num(p.median_s), num(p.gflops),
+                query::sizes_text(std::string(p.op), std::string(p.precision), stored_pairs(p.sizes)), p.params.empty() ? "-" : query::params_text(stored_pairs(p.params)), p.status, num(p.median_s), num(p.gflops),
                 num(p.gbs));
     } else if (csv) {
       out.csv_row(p);

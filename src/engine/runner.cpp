@@ -138,7 +138,8 @@ int print_planned(const Experiment& e) {
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
     const auto& p = plan.points[i];
     const auto& run = plan.runs[p.run];
-    const std::string params = format_params(p.params);
+    // "K=V,K=V" as the result tables write parameters (format_params's ';' is the key form).
+    const std::string params = query::params_text(nlohmann::json(p.params));
     std::string from;
     std::set<std::string> sources;
     for (const auto& [k, why] : p.param_source) sources.insert(why.substr(0, why.find(':')));
@@ -149,9 +150,7 @@ int print_planned(const Experiment& e) {
                                                    : "";
     measured += p.skip.empty() && p.input_error.empty();
     rows.push_back({std::to_string(i), run.devices[p.device]->id(), run.op->name(), name(p.prec),
-                    run.sizes[p.size].input.empty()
-                        ? query::params_text(meaningful_sizes(run.op->name(), name(p.prec), run.sizes[p.size]))
-                        : run.sizes[p.size].input,
+                    query::sizes_text(run.op->name(), name(p.prec), nlohmann::json(run.sizes[p.size])),
                     p.variant->name, params.empty() ? "-" : params, from.empty() ? "-" : from, note,
                     point_name(plan, p)});
   }

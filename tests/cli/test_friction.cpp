@@ -69,6 +69,11 @@ TEST(Friction, DryRunListsThePlannedPointsAndWritesNothing) {
   EXPECT_THAT(r.output, HasSubstr("dry run: 12 points planned, 12 to measure"));
   EXPECT_THAT(r.output, HasSubstr("command line"));  // THREADS' source
   EXPECT_FALSE(std::filesystem::exists(out));
+  // Parameters as the result tables write them: K=V,K=V.
+  r = run_hetbench("run gemm --device host --variant split_tf32 --precision S --size 33 --dry-run", "HETBENCH_DB=none");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, testing::ContainsRegex("FULL=[01],SLICES=[0-9]+,THREADS=[0-9]+ "));
+  EXPECT_THAT(r.output, Not(testing::ContainsRegex("[A-Z]=[0-9]+;")));
   r = run_hetbench("sweep " + source_dir() + "/bench/default-suite.json --dry-run --out " + out.string(),
                    "HETBENCH_DB=none");
   ASSERT_EQ(r.status, 0) << r.output;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <fmt/ranges.h>
 
 #include "store_fixture.hpp"
@@ -167,6 +168,29 @@ except StoreError as e:
   EXPECT_NE(text.find("hosts ['alpha', 'beta']"), std::string::npos) << text;
   EXPECT_NE(text.find("records 120 True"), std::string::npos) << text;
   EXPECT_NE(text.find("error unknown filter(s) ['colour']"), std::string::npos) << text;
+}
+
+// The query table shows a point's sizes and parameters as run's tables do: "n=1000" in S
+// (not the double-word storage's n=1000,soa=0) and "K=V,K=V" (not the stored ';' form).
+TEST(StoreQuery, TableShowsSizesAndParamsAsRunShowsThem) {
+  TempDir d;
+  auto r = run_hetbench("run dot --device host --variant loop --precision S --size 1000 --reps 2 --out " +
+                        (d.path() / "x").string() + " 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = run_hetbench("run gemm --device host --variant split_tf32 --precision S --size 33 --reps 2 --out " +
+                   (d.path() / "x").string() + " 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto st = " --store " + quoted((d.path() / "r.db").string());
+  for (const auto& e : fs::directory_iterator(d.path() / "x")) {
+    r = run_hetbench("store add" + st + " " + e.path().string());
+    ASSERT_EQ(r.status, 0) << r.output;
+  }
+  r = run_hetbench("store query" + st + " --format table");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, testing::ContainsRegex(" n=1000 +- +ok"));
+  EXPECT_THAT(r.output, testing::Not(testing::HasSubstr("soa")));
+  EXPECT_THAT(r.output, testing::HasSubstr(" k=33,m=33,n=33,ta=0,tb=0 "));
+  EXPECT_THAT(r.output, testing::ContainsRegex("FULL=[01],SLICES=[0-9]+,THREADS=[0-9]+ "));
 }
 
 }  // namespace hetbench::test

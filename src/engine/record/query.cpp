@@ -374,6 +374,12 @@ std::string params_text(const nlohmann::json& params) {
   return s;
 }
 
+std::string sizes_text(const std::string& op, const std::string& precision, const nlohmann::json& j) {
+  if (j.contains("input") && j["input"].is_string())
+    return j["input"].get<std::string>() + (j.contains("nnz") ? fmt::format(" nnz={}", j["nnz"].dump()) : "");
+  return params_text(meaningful_sizes(op, precision, j));
+}
+
 std::string point_label(const nlohmann::json& r) {
   const auto params = params_text(r.value("params", nlohmann::json::object()));
   return r.value("variant_id", r.value("variant", "?")) + (params.empty() ? "" : "[" + params + "]");

@@ -132,6 +132,9 @@ namespace hetbench::query {
 // "variant_id[K=V,...]".
 std::string params_text(const nlohmann::json& params);
 std::string point_label(const nlohmann::json& record);
+// A problem as tables show it: a matrix by its input (and nnz), else "k=997,m=3001,n=5003"
+// without the axes the precision ignores and with a choice by name (meaningful_sizes).
+std::string sizes_text(const std::string& op, const std::string& precision, const nlohmann::json& sizes);
 
 // One target of a campaign spec (`hetbench check`, docs/results-query.md): which records
 // (`select`), optionally against which (`baseline`, the ratio then being the figure),

@@ -23,27 +23,26 @@ std::string format_seconds(double s) {
 namespace {
 
 std::string sizes_str(const nlohmann::json& r) {
-  const nlohmann::json j = r.value("sizes", nlohmann::json::object());
-  // An input (a matrix) names the problem; its nnz says how big it is.
-  if (j.contains("input") && j["input"].is_string())
-    return j["input"].get<std::string>() + (j.contains("nnz") ? fmt::format(" nnz={}", j["nnz"].dump()) : "");
-  // "k=997,m=3001,n=5003": the one "key=value" form, without what the precision ignores.
-  return query::params_text(meaningful_sizes(r.value("op", ""), r.value("precision", ""), j));
+  return query::sizes_text(r.value("op", ""), r.value("precision", ""), r.value("sizes", nlohmann::json::object()));
 }
 
 double num(const nlohmann::json& r, const char* k) { return r.contains(k) && r[k].is_number() ? r[k].get<double>() : -1; }
 
 // Columns: device op prec size variant | median samples noise GB/s GFLOP/s %ceil err/bound | status.
 // samples: the timed repetitions; noise: the median's 95 % interval half-width relative to
-// it (nvbench's table shows samples and noise beside the time).
+// it (nvbench's table shows samples and noise beside the time). An interval ten times the
+// median's width or more (a few samples with one far off: with 3, the interval is their
+// range) reads ">999%": its digits would say nothing more; the record keeps the number.
 std::vector<std::string> row(const nlohmann::json& r) {
   std::string t, gbs, gfl, err, pct, samples, noise;
   if (r.contains("timing")) {
     const auto& tm = r["timing"];
     t = format_seconds(tm["seconds"]["median"].get<double>());
     if (tm.contains("reps") && tm["reps"].is_number()) samples = fmt::format("{}", tm["reps"].get<long long>());
-    if (tm.contains("rel_half_width") && tm["rel_half_width"].is_number())
-      noise = fmt::format("{:.2f}%", 100 * tm["rel_half_width"].get<double>());
+    if (tm.contains("rel_half_width") && tm["rel_half_width"].is_number()) {
+      const double rel = tm["rel_half_width"].get<double>();
+      noise = rel >= 10 ? ">999%" : fmt::format("{:.2f}%", 100 * rel);
+    }
   }
   if (num(r, "gbs") >= 0) gbs = fmt::format("{:.2f}", num(r, "gbs"));
   if (num(r, "gflops") > 0) gfl = fmt::format("{:.2f}", num(r, "gflops"));
