@@ -67,10 +67,22 @@ Prediction predict_gemm(const ParamValues& pv, const GemmShape& g, const ModelDe
                                                           std::floor(d.smem_per_sm / smem),
                                                           static_cast<double>(d.blocks_per_sm)})));
 
+  // A thread's share of a k-step's global-to-shared copy, in issue slots: per operand,
+  // its tile rows over the threads, costed by the operand's path (ModelDevice).
+  double copy = 0;
+  if (simt) {
+    auto path = [&](double rows, bool along_k, double ld) {
+      const double elems = rows / threads;
+      const bool whole = std::fmod(ld, v16) == 0;
+      if (along_k) return whole ? elems / v16 * d.transposed_slot_slots : elems * d.element_slots;
+      return whole ? 0.0 : elems / v16 * d.scalar_slot_slots;
+    };
+    copy = path(bm, !g.ta, g.ta ? g.m : g.k) + path(bn, g.tb, g.tb ? g.k : g.n);
+  }
   // Share of issue slots that multiply-add: SIMT, a thread's TM·TN FMAs a k-step against
-  // its (TM + TN) / V shared loads and the loop's own; mma, a warp's fragments.
-  const double a = simt ? tm * tn / (tm * tn + (tm + tn) / v16 + 3)
-                        : wm * wn / (wm * wn + 4 * (wm + wn));
+  // its (TM + TN) / V shared loads, its copy and the loop's own; mma, a warp's fragments.
+  const double a = simt ? tm * tn / (tm * tn + (tm + tn) / v16 + 3 + copy)
+                        : wm * wn / (wm * wn + d.mma_fragment_slots * (wm + wn));
 
   const double tiles = std::ceil(g.m / bm) * std::ceil(g.n / bn);
   const double blocks = tiles * split;
@@ -196,6 +208,8 @@ std::vector<ModelChoice> rank_gemm_configs(const Variant& v, const Device& dev, 
   g.k = static_cast<double>(s.at("k"));
   g.elem_bytes = p == Precision::D ? 8 : 4;
   g.beta = !s.count("form") || s.at("form") == 0;  // the scaled form reads C; @plain does not
+  g.ta = s.count("ta") && s.at("ta") != 0;
+  g.tb = s.count("tb") && s.at("tb") != 0;
   const ModelDevice md = ModelDevice::of(dev.info());
   const double F = fma_per_clock(v, p);
   const ParamDef* split = v.param("SPLITK");
