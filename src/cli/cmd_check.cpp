@@ -94,6 +94,11 @@ Command add_check(CLI::App& app, const std::string& command_line) {
             if (checks.empty()) throw Error(fmt::format("check: '{}' has no \"targets\"", o->spec));
             int rc = 0;
             std::vector<std::string> dirs = o->stored.folders(o->dirs);
+            // --filter narrows the run the spec describes; recorded folders are checked whole.
+            if (!dirs.empty() && sub->count("--filter"))
+              throw Error(fmt::format("check: --filter '{}' narrows the spec's own run, not the experiment folders "
+                                      "given: check them without it, or narrow the targets' \"select\"",
+                                      o->filter));
             if (dirs.empty()) {
               if (!spec.contains("runs") && !spec.contains("op"))
                 throw Error(fmt::format("check: '{}' describes no experiment (no \"runs\" or \"op\"): name the "

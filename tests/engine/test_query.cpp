@@ -303,6 +303,10 @@ TEST(Query, CheckRunsTheSpecAndPrintsEachTargetMetOrMissed) {
   const auto at = r.output.find("{\"figure\"");  // after the run's progress on stderr
   ASSERT_NE(at, std::string::npos) << r.output;
   EXPECT_EQ(nlohmann::json::parse(r.output.substr(at, r.output.find('\n', at) - at))["groups"].size(), 1u);
+  // With experiment folders there is no run to narrow: --filter is refused, not ignored.
+  r = test::run_hetbench(fmt::format("check {} {} --filter '/n=4099/'", spec.string(), dirs[0].string()));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("check: --filter '/n=4099/' narrows the spec's own run, not the experiment folders"));
   // Bad input: one error naming the file and the target.
   met_only["targets"][0]["stat"] = "mean";
   test::write_text(spec, met_only.dump(2));
