@@ -113,13 +113,19 @@ PickQuality model_picks_on(const std::string& file) {
   return q;
 }
 
+// The model's picks on a file of measurements: `problems` of them, at least `geomean` of
+// the best measured (geometric mean) and `worst` on every problem; the report on failure.
+void expect_picks_near_best(const std::string& file, std::size_t problems, double geomean, double worst) {
+  const auto q = model_picks_on(file);
+  EXPECT_EQ(q.problems, problems);
+  EXPECT_GE(q.geomean, geomean) << q.report;
+  EXPECT_GE(q.worst, worst) << q.report;
+}
+
 // The squares, odd and small shapes the model was fitted to: geometric mean 0.96 or more
 // and no problem below 0.85 (fitted: 0.969 and 0.856).
 TEST(GemmShapeModel, PredictedBestIsNearTheMeasuredBestOnTheH200) {
-  const auto q = model_picks_on("gemm_shape_h200.json");
-  EXPECT_GE(q.problems, 30u);
-  EXPECT_GE(q.geomean, 0.96) << q.report;
-  EXPECT_GE(q.worst, 0.85) << q.report;
+  expect_picks_near_best("gemm_shape_h200.json", 36, 0.96, 0.85);
 }
 
 // Every layout at odd and even leading dimensions, and skinny grids, measured on an H100
@@ -127,10 +133,7 @@ TEST(GemmShapeModel, PredictedBestIsNearTheMeasuredBestOnTheH200) {
 // the measured configurations, fitted with them: geometric mean 0.950, worst 0.860 (0.908
 // and 0.721 with the constants fitted before these were measured).
 TEST(GemmShapeModel, PredictedBestIsNearTheMeasuredBestInEveryLayout) {
-  const auto q = model_picks_on("gemm_shape_h100_layouts.json");
-  EXPECT_EQ(q.problems, 32u);
-  EXPECT_GE(q.geomean, 0.94) << q.report;
-  EXPECT_GE(q.worst, 0.85) << q.report;
+  expect_picks_near_best("gemm_shape_h100_layouts.json", 32, 0.94, 0.85);
 }
 
 // Where two fits chose differently at the shapes `auto` is judged on (the acceptance and
@@ -138,10 +141,7 @@ TEST(GemmShapeModel, PredictedBestIsNearTheMeasuredBestInEveryLayout) {
 // the model takes the better of the two, geometric mean 0.980, worst 0.821 (the fit before
 // these: 0.935 and 0.763; the one before that: 0.957 and 0.716).
 TEST(GemmShapeModel, TakesTheBetterOfTwoFitsChoicesWhereTheyDiffered) {
-  const auto q = model_picks_on("gemm_shape_h100_picks.json");
-  EXPECT_EQ(q.problems, 21u);
-  EXPECT_GE(q.geomean, 0.97) << q.report;
-  EXPECT_GE(q.worst, 0.82) << q.report;
+  expect_picks_near_best("gemm_shape_h100_picks.json", 21, 0.97, 0.82);
 }
 
 // The copy's path is part of a SIMT configuration's cost: with k not a multiple of four,
@@ -166,10 +166,7 @@ TEST(GemmShapeModel, TheOperandsPathCostsIssueSlots) {
 // choice of tile and split (it takes 64x64 tiles where 32x32 with STAGES 5 win at the
 // smallest m x n), not the kernel.
 TEST(GemmShapeModel, PredictedBestIsNearTheMeasuredBestOnDeepAndSkinnyShapes) {
-  const auto q = model_picks_on("gemm_shape_h100_deep.json");
-  EXPECT_EQ(q.problems, 7u);
-  EXPECT_GE(q.geomean, 0.89) << q.report;
-  EXPECT_GE(q.worst, 0.80) << q.report;
+  expect_picks_near_best("gemm_shape_h100_deep.json", 7, 0.89, 0.80);
 }
 
 TEST(GemmShapeModel, SplitsDeepKAndKeepsLargeTilesForLargeSquares) {
