@@ -152,13 +152,13 @@ def experiments_table(df):
     return pd.DataFrame(rows)
 
 
-def build(dirs, out):
+def build(dirs, out, summary_rows=None):
     """The report: first how fast each op is against the vendor libraries, then the plots,
     then where the numbers come from (experiments, device facts) and what did not pass."""
     df = read_experiments(dirs)
     ok, left_out = rd.prepare(df)
     rep = Report(out)
-    summary_section(rep, ok)
+    summary_section(rep, summary_rows)
     if left_out:
         rep.absent(f"{left_out} of {len(df)} points did not pass (failed, error or skipped) and are in no plot; "
                    "they are listed at the end.")
@@ -187,11 +187,17 @@ def build(dirs, out):
     return rep
 
 
-def summary_section(rep, ok):
-    """How fast, against what: the ratio figure, then the table behind it."""
+def summary_section(rep, rows):
+    """How fast, against what: the ratio figure, then the table behind it (rows: the
+    summary `hetbench report` computed; without them, as when this script runs alone, no
+    summary is drawn and the section says how to get one)."""
     rep.section("Summary", "Per device, op and precision: the fastest own variant against the fastest vendor "
                            "library at the same problem, and the fastest own rate.")
-    table = rd.summary(ok)
+    if rows is None:
+        rep.absent("No summary: it is computed by `hetbench report`, which passes it to this script "
+                   "(--summary FILE).")
+        return
+    table = rd.summary(rows)
     if table.empty:
         rep.absent("No point passed: nothing to summarise.")
         return
@@ -307,10 +313,15 @@ def main(argv=None):
     ap = argparse.ArgumentParser(prog="hetbench report", description=__doc__.splitlines()[0])
     ap.add_argument("experiments", nargs="+")
     ap.add_argument("-o", "--out", required=True)
+    ap.add_argument("--summary", help="the summary table as `hetbench report` computed it (JSON rows)")
     args = ap.parse_args(argv)
     t0 = time.monotonic()
     try:
-        rep = build(args.experiments, args.out)
+        rows = None
+        if args.summary:
+            with open(args.summary, encoding="utf-8") as f:
+                rows = json.load(f)
+        rep = build(args.experiments, args.out, rows)
     except ExperimentError as e:
         sys.stderr.write(f"hetbench: error: {e}\n")
         return 2

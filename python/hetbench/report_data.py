@@ -194,48 +194,27 @@ def problem_key(df):
     return pd.Series([_problem_label(r, cols) for r in df.to_dict("records")], index=df.index, dtype=object)
 
 
-def summary(ok):
-    """How fast, against what: per device, op and precision, the fastest own variant (kind
-    not `library`) over the fastest vendor library at each problem both ran, as a geometric
-    mean, minimum and maximum over those problems; where no library ran, the own best rate.
-    Rows with a vendor come first, by device, op and precision."""
-    if ok.empty:
-        return pd.DataFrame()
-    kind = _col(ok, "kind", "kernel").fillna("kernel")
-    d = ok.assign(problem=problem_key(ok), own=kind != "library")
-    rows = []
-    for (dev, op, prec), g in d.groupby(["device_label", "op", "precision"], sort=True):
-        own, lib = g[g["own"]], g[~g["own"]]
-        unit = g["unit"].iloc[0]
-        row = {"device": dev, "op": op, "precision": prec}
-        if own.empty:
-            continue
-        best_own = best_per(own, ["problem"]).set_index("problem")
-        top = best_own.loc[best_own["rate"].idxmax()]
-        row.update({"best own rate": top["rate"], "unit": unit, "at": top.name,
-                    "own variant": f"{top['variant_id']} {top['config']}".strip()})
-        if not lib.empty:
-            best_lib = best_per(lib, ["problem"]).set_index("problem")
-            both = best_own.index.intersection(best_lib.index)
-            if len(both):
-                r = (best_own.loc[both, "rate"] / best_lib.loc[both, "rate"]).astype(float)
-                worst = r.idxmin()
-                row.update({"problems": len(both), "own ÷ vendor (geomean)": float(np.exp(np.log(r).mean())),
-                            "min": float(r.min()), "max": float(r.max()), "min at": worst,
-                            "vendor": ", ".join(sorted(best_lib.loc[both, "variant_id"].unique()))})
-        rows.append(row)
+def summary(rows):
+    """How fast, against what, as `hetbench report` computed it with the library's results
+    query (summary.json: per machine, device, op and precision, the fastest own variant
+    over the fastest vendor library at each problem both ran, as a geometric mean, minimum
+    and maximum over those problems; where no library ran, the own best rate). Rows with a
+    vendor come first, by device, op and precision; the device named as the plots name it."""
     if not rows:
         return pd.DataFrame()
-    t = pd.DataFrame(rows)
-    for c in ("problems", "own ÷ vendor (geomean)", "min", "max", "min at", "vendor"):
-        if c not in t:
-            t[c] = np.nan
-    t["vendor"] = t["vendor"].fillna("none ran")
-    t = t.assign(_has=t["own ÷ vendor (geomean)"].notna()).sort_values(["_has", "device", "op", "precision"],
-                                                                         ascending=[False, True, True, True])
-    cols = ["device", "op", "precision", "own ÷ vendor (geomean)", "min", "max", "problems", "vendor", "min at",
-            "own variant", "best own rate", "unit", "at"]
-    return t[cols].reset_index(drop=True)
+    several_hosts = len({r.get("host", "") for r in rows}) > 1
+    out = []
+    for r in rows:
+        dev = f"{r['device']} ({r.get('device_name', '')})"
+        best = r["best_own"]
+        out.append({
+            "device": f"{r['host']}: {dev}" if several_hosts else dev, "op": r["op"], "precision": r["precision"],
+            "own ÷ vendor (geomean)": r.get("geomean", np.nan), "min": r.get("min", np.nan),
+            "max": r.get("max", np.nan), "problems": r.get("problems", np.nan),
+            "vendor": ", ".join(r["vendor"]) if r.get("vendor") else "none ran", "min at": r.get("min_at", np.nan),
+            "own variant": f"{best['variant_id']} {best.get('params', '')}".strip(), "best own rate": best["rate"],
+            "unit": r["unit"], "at": best["problem"]})
+    return pd.DataFrame(out)
 
 
 def spmv_table(ok):

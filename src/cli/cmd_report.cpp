@@ -10,12 +10,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
 #include "engine/record/results.hpp"
+#include "engine/record/vendor_summary.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
 #include "util/json_file.hpp"
@@ -60,11 +62,33 @@ std::string find_python() {
               "python3-pandas (Debian), or set HETBENCH_PYTHON");
 }
 
+// The report's first table, from the one results query (engine/record/vendor_summary.hpp):
+// OUT/summary.json, which the script reads. Each record is tagged with its machine's host
+// name, as the Python reader tags its rows, so that a device id is per machine.
+std::string write_summary(const std::vector<std::string>& experiments, const std::string& out) {
+  std::vector<nlohmann::json> records;
+  for (const auto& e : experiments) {
+    const auto ctx = read_json_file((fs::path(e) / "experiment.json").string());
+    const auto& host = ctx.value("host", nlohmann::json());
+    const std::string hostname = host.is_object() ? host.value("hostname", "") : host.is_string() ? host.get<std::string>() : "";
+    for (auto& r : read_results(e)) {
+      r["host"] = hostname;
+      records.push_back(std::move(r));
+    }
+  }
+  fs::create_directories(out);
+  const auto path = (fs::path(out) / "summary.json").string();
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!(f << own_vs_vendor(records).dump(1) << '\n') || !f.flush())
+    throw Error(fmt::format("report: cannot write '{}'", path));
+  return path;
+}
+
 int run_report(const std::vector<std::string>& experiments, const std::string& out) {
   for (const auto& e : experiments) check_experiment(e);
   const std::string python = find_python();
   const std::string script = (fs::path(data_dir("python")) / "hetbench" / "report.py").string();
-  std::vector<std::string> args{python, script, "-o", out};
+  std::vector<std::string> args{python, script, "-o", out, "--summary", write_summary(experiments, out)};
   args.insert(args.end(), experiments.begin(), experiments.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

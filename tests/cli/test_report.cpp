@@ -259,7 +259,7 @@ TEST_F(Report, BadInputGivesOneClearError) {
   r = run_hetbench("report " + copy.string() + " -o " + (d.path() / "r").string());
   EXPECT_EQ(r.status, 2);
   EXPECT_THAT(r.output, HasSubstr("results.jsonl' has a corrupt line 2"));
-  // Valid JSON that is no record: the script names the line.
+  // Valid JSON that is no record: the reader names the line.
   edited = lines;
   edited[2] = "[1, 2, 3]";
   write_lines(edited, true);

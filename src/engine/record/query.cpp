@@ -127,15 +127,21 @@ bool positive(const nlohmann::json* f) { return f && f->get<double>() > 0; }
 
 }  // namespace
 
+std::optional<std::pair<double, const char*>> headline_rate(const nlohmann::json& r) {
+  const Op* op = op_named(r.value("op", ""));
+  const auto* gflops = field(r, "gflops");
+  const auto* gbs = field(r, "gbs");
+  const bool have_flops = gflops && gflops->is_number() && positive(gflops);
+  if (op && op->rates().by_flops && have_flops) return std::make_pair(gflops->get<double>(), "GFLOP/s");
+  if (gbs && gbs->is_number() && positive(gbs)) return std::make_pair(gbs->get<double>(), "GB/s");
+  if (have_flops) return std::make_pair(gflops->get<double>(), "GFLOP/s");
+  return std::nullopt;
+}
+
 std::optional<double> Metric::of(const nlohmann::json& r) const {
   if (name == "rate") {
-    const Op* op = op_named(r.value("op", ""));
-    const auto* gflops = field(r, "gflops");
-    const auto* gbs = field(r, "gbs");
-    if (op && op->rates().by_flops && gflops && gflops->is_number() && positive(gflops)) return gflops->get<double>();
-    if (gbs && gbs->is_number() && positive(gbs)) return gbs->get<double>();
-    if (gflops && gflops->is_number() && positive(gflops)) return gflops->get<double>();
-    return std::nullopt;
+    const auto h = headline_rate(r);
+    return h ? std::optional<double>(h->first) : std::nullopt;
   }
   if (name == "time") {
     const auto* t = field(r, "timing.seconds.median");

@@ -47,6 +47,10 @@ struct Metric {
   bool better(double a, double b) const { return lower_is_better ? a < b : a > b; }
 };
 
+// A record's headline rate and its unit, as Metric "rate" takes it: GFLOP/s for an op rated
+// by flops whose record has them, else GB/s (else GFLOP/s where only those are there).
+std::optional<std::pair<double, const char*>> headline_rate(const nlohmann::json& r);
+
 // The key of a record's group: the fields named, joined. "sizes" is the whole sizes
 // object; "experiment" the folder a reader tagged the record with.
 using GroupKey = std::function<std::string(const nlohmann::json&)>;

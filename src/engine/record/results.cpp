@@ -253,7 +253,10 @@ std::vector<nlohmann::json> read_results(std::istream& f, const std::string& nam
       out.push_back(nlohmann::json::parse(line));
     } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e400
       if (f.peek() != EOF) throw Error(fmt::format("'{}' has a corrupt line {}: {}", name, number, json_error_text(e)));
+      continue;
     }
+    // Valid JSON that is no record (a hand edit): named here, once for every reader.
+    if (!out.back().is_object()) throw Error(fmt::format("'{}' line {}: a record must be a JSON object", name, number));
   }
   return out;
 }
