@@ -8,6 +8,9 @@ import json
 import pathlib
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python"))
+from hetbench.experiment import read_context, read_records  # noqa: E402  the package's reader
+
 
 def main():
     if len(sys.argv) != 3:
@@ -15,17 +18,13 @@ def main():
     root, about = pathlib.Path(sys.argv[1]), sys.argv[2]
     device, points = None, []
     for exp in sorted(root.rglob("experiment.json")):
-        devs = [d for d in json.loads(exp.read_text()).get("devices", []) if d.get("backend") == "cuda"]
+        folder = exp.parent
+        devs = [d for d in read_context(folder).get("devices", []) if d.get("backend") == "cuda"]
         if devs and device is None:
             d = devs[0]
             device = {"name": d["name"], "compute_units": d["compute_units"], "max_clock_mhz": d["max_clock_mhz"],
                       "local_mem_launch": d["local_mem_launch_bytes"]}
-        results = exp.parent / "results.jsonl"
-        for line in results.read_text().splitlines() if results.exists() else []:
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue  # a torn last line
+        for r in read_records(folder) if (folder / "results.jsonl").exists() else []:
             if r.get("status") != "ok" or not r.get("gflops"):
                 continue
             s = r["sizes"]

@@ -2,19 +2,18 @@
 """Summary of scripts/gemm-shape-bench: per shape and precision, `--variant auto` and the
 best of each calibration configuration against cuBLAS measured in the same part, with the
 geometric mean and the minimum of auto ÷ cuBLAS per precision."""
-import json
 import math
 import pathlib
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python"))
+from hetbench.experiment import read_records  # noqa: E402  the package's reader
+
 
 def records(root):
+    """Every record under root, read by the package's reader (a torn last line skipped)."""
     for f in sorted(pathlib.Path(root).rglob("results.jsonl")):
-        for line in f.read_text().splitlines():
-            try:
-                yield json.loads(line)
-            except ValueError:
-                continue  # a torn last line
+        yield from read_records(f.parent)
 
 
 def shape(r):
