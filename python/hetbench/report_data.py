@@ -173,27 +173,6 @@ def accuracy_table(ok):
         "err/bound": _col(best, "validation_max_err_over_bound")}).reset_index(drop=True)
 
 
-def _problem_label(row, cols):
-    """A point's problem in a few characters: the matrix or input file where it has one,
-    else its sizes as integers (a zero `soa` left out: the default storage)."""
-    if row.get("op") == "spmv":
-        return matrix_label(row)
-    parts = []
-    for c in cols:
-        v = row.get(c)
-        if c == "size_input" or v is None or (isinstance(v, float) and math.isnan(v)) or (c == "size_soa" and v == 0):
-            continue
-        parts.append(f"{c[5:]}={_fmt_num(v)}")
-    given = row.get("size_input")
-    return ",".join(parts) + (f"@{given}" if isinstance(given, str) and given else "")
-
-
-def problem_key(df):
-    """A string per point naming its problem (_problem_label)."""
-    cols = sorted(c for c in df.columns if c.startswith("size_") and c not in ("size_x", "size_label"))
-    return pd.Series([_problem_label(r, cols) for r in df.to_dict("records")], index=df.index, dtype=object)
-
-
 def summary(rows):
     """How fast, against what, as `hetbench report` computed it with the library's results
     query (summary.json: per machine, device, op and precision, the fastest own variant

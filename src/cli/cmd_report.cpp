@@ -30,7 +30,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void check_experiment(const fs::path& dir) {
+// The folder's records, checked as every other command reads them (so a damaged
+// results.jsonl gives the same error here), each tagged with its machine's host name as
+// the Python reader tags its rows, so that a device id is per machine.
+std::vector<nlohmann::json> checked_records(const fs::path& dir) {
   if (!fs::is_directory(dir)) throw Error(fmt::format("'{}' is not a folder", dir.string()));
   if (!fs::exists(dir / "experiment.json"))
     throw Error(fmt::format("'{}' is not an experiment folder: it has no experiment.json", dir.string()));
@@ -38,7 +41,14 @@ void check_experiment(const fs::path& dir) {
   if (!ctx.is_object() || !ctx.contains("hetbench_version"))
     throw Error(fmt::format("'{}' is not a hetbench experiment.json (no 'hetbench_version')",
                             (dir / "experiment.json").string()));
-  check_point_numbers(read_results(dir), ctx, (dir / "results.jsonl").string());
+  auto records = read_results(dir);
+  check_point_numbers(records, ctx, (dir / "results.jsonl").string());
+  const auto& host = ctx.value("host", nlohmann::json());
+  const std::string hostname = host.is_object()   ? host.value("hostname", "")
+                               : host.is_string() ? host.get<std::string>()
+                                                  : "";
+  for (auto& r : records) r["host"] = hostname;
+  return records;
 }
 
 // HETBENCH_PYTHON, else Debian's /usr/bin/python3 (where python3-matplotlib and
@@ -63,19 +73,8 @@ std::string find_python() {
 }
 
 // The report's first table, from the one results query (engine/record/vendor_summary.hpp):
-// OUT/summary.json, which the script reads. Each record is tagged with its machine's host
-// name, as the Python reader tags its rows, so that a device id is per machine.
-std::string write_summary(const std::vector<std::string>& experiments, const std::string& out) {
-  std::vector<nlohmann::json> records;
-  for (const auto& e : experiments) {
-    const auto ctx = read_json_file((fs::path(e) / "experiment.json").string());
-    const auto& host = ctx.value("host", nlohmann::json());
-    const std::string hostname = host.is_object() ? host.value("hostname", "") : host.is_string() ? host.get<std::string>() : "";
-    for (auto& r : read_results(e)) {
-      r["host"] = hostname;
-      records.push_back(std::move(r));
-    }
-  }
+// OUT/summary.json, which the script reads.
+std::string write_summary(const std::vector<nlohmann::json>& records, const std::string& out) {
   fs::create_directories(out);
   const auto path = (fs::path(out) / "summary.json").string();
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
@@ -85,10 +84,12 @@ std::string write_summary(const std::vector<std::string>& experiments, const std
 }
 
 int run_report(const std::vector<std::string>& experiments, const std::string& out) {
-  for (const auto& e : experiments) check_experiment(e);
+  std::vector<nlohmann::json> records;
+  for (const auto& e : experiments)
+    for (auto& r : checked_records(e)) records.push_back(std::move(r));
   const std::string python = find_python();
   const std::string script = (fs::path(data_dir("python")) / "hetbench" / "report.py").string();
-  std::vector<std::string> args{python, script, "-o", out, "--summary", write_summary(experiments, out)};
+  std::vector<std::string> args{python, script, "-o", out, "--summary", write_summary(records, out)};
   args.insert(args.end(), experiments.begin(), experiments.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

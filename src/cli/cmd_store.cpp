@@ -30,7 +30,8 @@ nlohmann::json stored_pairs(std::string_view text) {
     const auto eq = pair.find('=');
     if (eq == std::string_view::npos) continue;
     const std::string value(pair.substr(eq + 1));
-    j[std::string(pair.substr(0, eq))] = nlohmann::json::accept(value) ? nlohmann::json::parse(value) : nlohmann::json(value);
+    j[std::string(pair.substr(0, eq))] =
+        nlohmann::json::accept(value) ? nlohmann::json::parse(value) : nlohmann::json(value);
   }
   return j;
 }
@@ -126,8 +127,9 @@ int query(Store& s, const store::Filter& f, const std::string& format) {
       header = true;
       out.print("{:>4} {:<14} {:>6} {:<6} {:<22} {:<34} {:<4} {:<26} {:<24} {:<7} {:>11} {:>10} {:>10}\n", p.experiment,
                 p.host.substr(0, 14), p.point, p.op, p.variant.substr(0, 22), p.device_name, p.precision,
-                query::sizes_text(std::string(p.op), std::string(p.precision), stored_pairs(p.sizes)), p.params.empty() ? "-" : query::params_text(stored_pairs(p.params)), p.status, num(p.median_s), num(p.gflops),
-                num(p.gbs));
+                query::sizes_text(std::string(p.op), std::string(p.precision), stored_pairs(p.sizes)),
+                p.params.empty() ? "-" : query::params_text(stored_pairs(p.params)), p.status, num(p.median_s),
+                num(p.gflops), num(p.gbs));
     } else if (csv) {
       out.csv_row(p);
     } else {
