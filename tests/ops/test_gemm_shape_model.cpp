@@ -18,6 +18,7 @@
 #include "hetbench/op.hpp"
 #include "test_util.hpp"
 #include "ops/gemm_shape_model.hpp"
+#include "tuning/gemm_model_fit.hpp"
 
 namespace hetbench {
 namespace {
@@ -48,69 +49,16 @@ Sizes gemm_sizes(const std::string& token) { return find_op("gemm").parse_sizes(
 // Per measured problem, the configuration the model would take among those measured (the
 // fastest predicted, with rank_gemm_configs's rule for ties): its measured rate over the
 // best measured rate, the geometric mean over the problems of tests/data/`file` and the
-// worst. The file's device (132 SMs at 1980 MHz on both the H200 and the H100 SXM) is the
+// worst (src/tuning/gemm_model_fit.cpp, which tools/gemm_model_fit fits the constants
+// with). The file's device (132 SMs at 1980 MHz on both the H200 and the H100 SXM) is the
 // one the model is asked about; what the model takes from it is the SMs, the clock and the
 // shared memory.
-struct PickQuality {
-  double geomean = 0, worst = 1;
-  std::size_t problems = 0;
-  std::string report;
-};
-
-PickQuality model_picks_on(const std::string& file) {
-  std::ifstream f(std::string(HETBENCH_SOURCE_DIR) + "/tests/data/" + file);
-  if (!f) throw Error("tests/data/" + file + " not found");
-  const auto data = nlohmann::json::parse(f);
+gemm_model::PickQuality model_picks_on(const std::string& file) {
+  const auto set = gemm_model::read_calibration(std::string(HETBENCH_SOURCE_DIR) + "/tests/data/" + file);
   H200 dev;
-  const auto md = gemm_model::ModelDevice::of(dev.info());
-  EXPECT_EQ(data["device"]["compute_units"], dev.info().compute_units);
-  EXPECT_EQ(data["device"]["max_clock_mhz"], dev.info().max_clock_mhz);
-  struct Point {
-    ParamValues pv;
-    double gflops;
-  };
-  // A problem: precision, variant, m, n, k and the layout (ta, tb; NN where a file has none).
-  std::map<std::tuple<std::string, std::string, long long, long long, long long, int, int>, std::vector<Point>> groups;
-  for (const auto& p : data["points"]) {
-    if (p["variant"] == "cublas") continue;
-    ParamValues pv;
-    for (auto it = p["params"].begin(); it != p["params"].end(); ++it) pv[it.key()] = it.value().get<long long>();
-    // Points measured in different runs compare by their ratio to cuBLAS in their own run.
-    const double rate = p.contains("vs_cublas") ? p["vs_cublas"].get<double>() : p["gflops"].get<double>();
-    groups[{p["precision"], p["variant"], p["m"], p["n"], p["k"], p.value("ta", 0), p.value("tb", 0)}].push_back(
-        {pv, rate});
-  }
-  PickQuality q;
-  double log_sum = 0;
-  for (const auto& [key, pts] : groups) {
-    const auto& [prec, variant, m, n, k, ta, tb] = key;
-    const auto v = cuda_gemm(variant);
-    if (!v) throw Error("no CUDA gemm variant " + variant);
-    const Precision p = prec == "S" ? Precision::S : Precision::D;
-    gemm_model::GemmShape g{static_cast<double>(m), static_cast<double>(n), static_cast<double>(k),
-                            p == Precision::S ? 4 : 8, true, ta != 0, tb != 0};
-    std::vector<gemm_model::ModelChoice> choices;
-    std::map<ParamValues, double> measured;
-    double best_rate = 0;
-    for (const auto& pt : pts) {
-      choices.push_back({pt.pv, gemm_model::predict_gemm(pt.pv, g, md, gemm_model::fma_per_clock(*v, p))});
-      measured[pt.pv] = pt.gflops;
-      best_rate = std::max(best_rate, pt.gflops);
-    }
-    std::stable_sort(choices.begin(), choices.end(), [](const auto& a, const auto& b) {
-      return a.predicted.seconds < b.predicted.seconds;
-    });
-    gemm_model::prefer_fewer_slices_among_ties(choices);
-    const auto& pick = choices.front().values;
-    const double ratio = measured.at(pick) / best_rate;
-    log_sum += std::log(ratio);
-    q.worst = std::min(q.worst, ratio);
-    q.report += fmt::format("{} {} {}x{}x{}@{}{}: {:.3f} ({})\n", prec, variant, m, n, k, ta ? 'T' : 'N', tb ? 'T' : 'N',
-                            ratio, format_params(pick));
-  }
-  q.problems = groups.size();
-  q.geomean = std::exp(log_sum / static_cast<double>(std::max<std::size_t>(1, groups.size())));
-  return q;
+  EXPECT_EQ(set.device.sms, dev.info().compute_units);
+  EXPECT_EQ(set.device.clock_hz, dev.info().max_clock_mhz * 1e6);
+  return gemm_model::picks_on(set, gemm_model::ModelDevice{});
 }
 
 // The model's picks on a file of measurements: `problems` of them, at least `geomean` of
