@@ -36,8 +36,9 @@ int main(int argc, char** argv) try {
   for (std::size_t i = 0; i < sets.size(); ++i) {
     const auto before = picks_on(sets[i], start);
     const auto& after = fit.quality[i];
-    fmt::print("{}: {} problems, picks {:.3f} / {:.3f} (geomean / worst), were {:.3f} / {:.3f}\n", sets[i].name,
-               after.problems, after.geomean, after.worst, before.geomean, before.worst);
+    fmt::print("{}: {} problems, picks {:.3f} / {:.3f} (geomean / worst), spread error {:.4f}; were {:.3f} / {:.3f}, {:.4f}\n",
+               sets[i].name, after.problems, after.geomean, after.worst, after.spread_error, before.geomean,
+               before.worst, before.spread_error);
     if (report) fmt::print("{}", after.report);
   }
   ModelDevice fitted = fit.constants;

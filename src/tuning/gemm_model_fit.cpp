@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <random>
 #include <tuple>
@@ -87,16 +88,22 @@ CalibrationSet read_calibration(const std::string& path) {
 PickQuality picks_on(const CalibrationSet& set, const ModelDevice& constants) {
   const ModelDevice md = with_device_of(constants, set.device);
   PickQuality q;
-  double log_sum = 0;
+  double log_sum = 0, spread_sum = 0;
   for (const auto& problem : set.problems) {
     std::vector<ModelChoice> choices;
     std::vector<double> rates;
     double best = 0;
     choices.reserve(problem.configs.size());
+    std::vector<double> choices_by_config;
+    double fastest = std::numeric_limits<double>::infinity();
     for (const auto& c : problem.configs) {
       choices.push_back({c.values, predict_gemm(c.values, problem.shape, md, problem.fma_per_clock)});
+      // A configuration that would spill counts as ten times the fastest.
+      choices_by_config.push_back(choices.back().predicted.seconds);
+      if (std::isfinite(choices_by_config.back())) fastest = std::min(fastest, choices_by_config.back());
       best = std::max(best, c.rate);
     }
+    for (double& t : choices_by_config) t = std::isfinite(t) ? t : 10 * fastest;
     std::stable_sort(choices.begin(), choices.end(),
                      [](const ModelChoice& a, const ModelChoice& b) { return a.predicted.seconds < b.predicted.seconds; });
     prefer_fewer_slices_among_ties(choices);
@@ -106,11 +113,18 @@ PickQuality picks_on(const CalibrationSet& set, const ModelDevice& constants) {
       if (c.values == pick) rate = std::max(rate, c.rate);
     const double ratio = rate / best;
     log_sum += std::log(ratio);
+    double sq = 0;
+    for (std::size_t i = 0; i < problem.configs.size(); ++i) {
+      const double pred = std::log(choices_by_config[i] / fastest), meas = std::log(best / problem.configs[i].rate);
+      sq += (pred - meas) * (pred - meas);
+    }
+    spread_sum += sq / static_cast<double>(problem.configs.size());
     q.worst = std::min(q.worst, ratio);
     q.report += fmt::format("{}: {:.3f} ({})\n", problem.label, ratio, format_params(pick));
   }
   q.problems = set.problems.size();
   q.geomean = std::exp(log_sum / static_cast<double>(std::max<std::size_t>(1, q.problems)));
+  q.spread_error = spread_sum / static_cast<double>(std::max<std::size_t>(1, q.problems));
   return q;
 }
 
@@ -137,7 +151,8 @@ double& constant(ModelDevice& d, const std::string& name) {
 
 double fit_objective(const std::vector<PickQuality>& q) {
   double sum = 0;
-  for (const auto& x : q) sum += std::log(std::max(x.geomean, 1e-9)) + std::log(std::max(x.worst, 1e-9));
+  for (const auto& x : q)
+    sum += std::log(std::max(x.geomean, 1e-9)) + std::log(std::max(x.worst, 1e-9)) - x.spread_error / 20;
   return sum;
 }
 

@@ -20,6 +20,11 @@ namespace hetbench::gemm_model {
 struct PickQuality {
   double geomean = 0, worst = 1;
   std::size_t problems = 0;
+  // Per problem and configuration, log(predicted time / fastest predicted) against
+  // log(best measured rate / its rate): the mean squared difference, over the problems.
+  // The picks change in steps; this moves with every constant, so the fit prefers, among
+  // constants that pick alike, those that also rank the rest as measured.
+  double spread_error = 0;
   std::string report;  // a line per problem: "S regblock 1200x2400x3001@NT: 0.912 (BM=...)"
 };
 
@@ -62,7 +67,8 @@ struct FitResult {
 };
 
 // The fit's objective: over the sets, the sum of the logarithms of the picks' geometric
-// mean and worst case (each set weighs the same, however many problems it has).
+// mean and worst case (each set weighs the same, however many problems it has), less a
+// twentieth of each set's spread error.
 double fit_objective(const std::vector<PickQuality>& q);
 
 // A seeded random search from `start`: each step scales a few constants by log-normal
