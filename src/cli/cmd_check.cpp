@@ -116,22 +116,28 @@ Command add_check(CLI::App& app, const std::string& command_line) {
               dirs.push_back(dir.string());
             }
             const auto records = tagged_records(dirs);
-            int missed = 0;
+            int missed = 0, figures = 0;
             nlohmann::json targets = nlohmann::json::array();  // --format json: one document
             for (const auto& c : checks) {
               const auto res = query::evaluate(c, records);
               if (o->c.format == "json") targets.push_back(res.to_json(c));
               else print_result(c, res, o->c.format);
               missed += !res.verdict.met;
+              figures += c.target.report;
             }
+            // Reported figures are neither met nor missed: the counts are of the bounded targets.
+            const std::size_t bounded = checks.size() - static_cast<std::size_t>(figures);
+            const std::size_t met = bounded - static_cast<std::size_t>(missed);
             if (o->c.format == "json")
               fmt::print("{}\n", nlohmann::json{{"experiments", dirs},
-                                                {"met", checks.size() - static_cast<std::size_t>(missed)},
+                                                {"met", met},
+                                                {"figures", figures},
                                                 {"targets", targets}}
                                     .dump(2));
             else if (o->c.format != "jsonl")
-              fmt::print("\ncheck: {} of {} targets met{}\n", checks.size() - static_cast<std::size_t>(missed),
-                         checks.size(), rc ? fmt::format(" (the run exited {})", rc) : "");
+              fmt::print("\ncheck: {} of {} targets met{}{}\n", met, bounded,
+                         figures ? fmt::format(", {} figure{} reported", figures, figures == 1 ? "" : "s") : "",
+                         rc ? fmt::format(" (the run exited {})", rc) : "");
             return missed || rc ? 1 : 0;
           }};
 }

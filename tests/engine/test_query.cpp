@@ -225,6 +225,33 @@ TEST(Query, TargetsAreMetOrMissedAtTheirEdges) {
   EXPECT_THROW(query::Target::from_json({{"stat", "min"}}, "t"), Error);
 }
 
+// A reported figure (a published comparison, a model's input) prints its statistic and is
+// never met or missed; it takes no bound, and a bound without "report" is still required.
+TEST(Query, AReportedFigureIsNeitherMetNorMissed) {
+  std::mt19937_64 rng(test::fresh_seed());
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  std::vector<std::pair<std::string, double>> v;
+  for (int i = 0; i < 5; ++i) v.emplace_back(fmt::format("g{}", i), u(rng));
+  const auto s = query::summarize(v);
+  const auto t = query::Target::from_json({{"stat", "max"}, {"report", true}}, "t");
+  const auto figure = query::check(t, s);
+  EXPECT_TRUE(figure.met);
+  EXPECT_DOUBLE_EQ(figure.figure, s.max);
+  EXPECT_THAT(figure.text, HasSubstr("figure: max"));
+  EXPECT_THAT(figure.text, HasSubstr(s.max_at));
+  EXPECT_EQ(t.text(), "max (reported)");
+  EXPECT_TRUE(query::check(t, query::Summary{}).met);  // nothing measured is said, not a miss
+  EXPECT_THAT(query::check(t, query::Summary{}).text, HasSubstr("nothing was measured"));
+  try {
+    query::Target::from_json({{"report", true}, {"at_least", 1}}, "t");
+    FAIL() << "a reported figure took a bound";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("t: 'report': a reported figure has no bound"));
+  }
+  EXPECT_THROW(query::Target::from_json({{"report", "yes"}}, "t"), Error);
+  EXPECT_THROW(query::Target::from_json({{"report", false}}, "t"), Error);
+}
+
 TEST(Query, ASpecsTargetsAreCheckedWithClearErrors) {
   const nlohmann::json spec = {{"targets",
                                 {{{"name", "own vs lib"},
@@ -267,7 +294,8 @@ TEST(Query, CheckRunsTheSpecAndPrintsEachTargetMetOrMissed) {
       {"runs", {{{"op", "copy"}, {"variants", "all"}, {"sizes", {"1000", "4099"}}}}},
       {"targets",
        {{{"name", "host copy runs"}, {"select", {{"op", "copy"}}}, {"metric", "gbs"}, {"stat", "min"}, {"at_least", 1e-9}},
-        {{"name", "host copy at light speed"}, {"select", {{"op", "copy"}}}, {"metric", "gbs"}, {"at_least", 1e12}}}}};
+        {{"name", "host copy at light speed"}, {"select", {{"op", "copy"}}}, {"metric", "gbs"}, {"at_least", 1e12}},
+        {{"name", "host copy GB/s"}, {"select", {{"op", "copy"}}}, {"metric", "gbs"}, {"stat", "max"}, {"report", true}}}}};
   test::write_text(spec, j.dump(2));
   const auto out = tmp.path() / "out";
   auto r = test::run_hetbench(fmt::format("check {} --out {} --no-isolate", spec.string(), out.string()),
@@ -275,12 +303,14 @@ TEST(Query, CheckRunsTheSpecAndPrintsEachTargetMetOrMissed) {
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("host copy runs: met: min"));
   EXPECT_THAT(r.output, HasSubstr("host copy at light speed: missed: geomean"));
-  EXPECT_THAT(r.output, HasSubstr("check: 1 of 2 targets met"));
+  EXPECT_THAT(r.output, HasSubstr("host copy GB/s: figure: max"));
+  EXPECT_THAT(r.output, HasSubstr("check: 1 of 2 targets met, 1 figure reported"));
   std::vector<std::filesystem::path> dirs;
   for (const auto& d : std::filesystem::directory_iterator(out)) dirs.push_back(d.path());
   ASSERT_EQ(dirs.size(), 1u);
   // Read back: the same verdicts, as JSON lines and as one JSON document.
   auto met_only = j;
+  met_only["targets"].erase(2);
   met_only["targets"].erase(1);
   test::write_text(spec, met_only.dump(2));
   r = test::run_hetbench(fmt::format("check {} {} --format jsonl 2>/dev/null", spec.string(), dirs[0].string()));

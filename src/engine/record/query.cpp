@@ -327,11 +327,21 @@ Target Target::from_json(const nlohmann::json& j, const std::string& where) {
       if (!j[k].is_number()) throw Error(fmt::format("{}: '{}': expected a number, not {}", where, k, j[k].dump()));
       (std::string(k) == "at_least" ? t.at_least : t.at_most) = j[k].get<double>();
     }
-  if (!t.at_least && !t.at_most) throw Error(fmt::format("{}: give 'at_least' or 'at_most' (or both)", where));
+  if (j.contains("report")) {
+    if (!j["report"].is_boolean()) throw Error(fmt::format("{}: 'report': expected true or false", where));
+    t.report = j["report"].get<bool>();
+  }
+  if (t.report && (t.at_least || t.at_most))
+    throw Error(fmt::format("{}: 'report': a reported figure has no bound (drop 'report' or 'at_least'/'at_most')",
+                            where));
+  if (!t.report && !t.at_least && !t.at_most)
+    throw Error(fmt::format("{}: give 'at_least' or 'at_most' (or both), or \"report\": true for a figure "
+                            "without a target", where));
   return t;
 }
 
 std::string Target::text() const {
+  if (report) return stat + " (reported)";
   std::string s;
   if (at_least) s += fmt::format("{} >= {}", stat, *at_least);
   if (at_most) s += fmt::format("{}{} <= {}", s.empty() ? "" : " and ", stat, *at_most);
@@ -340,6 +350,18 @@ std::string Target::text() const {
 
 Verdict check(const Target& t, const Summary& s) {
   Verdict v;
+  if (t.report) {  // a figure: printed, never a miss
+    v.met = true;
+    if (s.n == 0) {
+      v.text = "figure: nothing was measured";
+      return v;
+    }
+    v.figure = t.stat == "min" ? s.min : t.stat == "max" ? s.max : s.geomean;
+    v.text = fmt::format("figure: {} {:.4g} over {} group{}; min {:.4g} at {}, max {:.4g} at {}", t.stat, v.figure,
+                         s.n, s.n == 1 ? "" : "s", s.min, s.min_at.empty() ? "-" : s.min_at, s.max,
+                         s.max_at.empty() ? "-" : s.max_at);
+    return v;
+  }
   if (s.n == 0) {
     v.text = fmt::format("missed: {}, but nothing was measured", t.text());
     return v;
@@ -392,8 +414,8 @@ std::string point_label(const nlohmann::json& r) {
 }
 
 Check Check::from_json(const nlohmann::json& j, const std::string& where) {
-  static const std::set<std::string> keys{"name",   "description", "select", "baseline", "by",
-                                          "metric", "stat",        "at_least", "at_most"};
+  static const std::set<std::string> keys{"name",   "description", "select",   "baseline", "by",
+                                          "metric", "stat",        "at_least", "at_most",  "report"};
   if (!j.is_object()) throw Error(fmt::format("{}: a target must be a JSON object", where));
   Check c;
   if (!j.contains("name") || !j["name"].is_string() || j["name"].get<std::string>().empty())
@@ -403,7 +425,7 @@ Check Check::from_json(const nlohmann::json& j, const std::string& where) {
   for (const auto& [k, v] : j.items())
     if (!keys.count(k))
       throw Error(fmt::format("{}: '{}': unknown key (a target has name, description, select, baseline, by, metric, "
-                              "stat, at_least, at_most)",
+                              "stat, at_least, at_most, report)",
                               at, k));
   if (j.contains("description")) {
     if (!j["description"].is_string()) throw Error(fmt::format("{}: 'description': expected a string", at));
@@ -471,6 +493,7 @@ nlohmann::json CheckResult::to_json(const Check& c) const {
           {"target", c.target.text()},
           {"metric", c.metric.name},
           {"met", verdict.met},
+          {"report", c.target.report},
           {"figure", summary.n ? nlohmann::json(verdict.figure) : nlohmann::json(nullptr)},
           {"groups", groups},
           {"unpaired", unpaired},

@@ -116,9 +116,12 @@ Summary summarize(const BestSet& b);
 struct Target {
   std::string stat = "geomean";
   std::optional<double> at_least, at_most;
+  // {"report": true} and no bound: a figure the campaign prints (a published comparison,
+  // a model's input), never met or missed.
+  bool report = false;
   // {"stat": "min", "at_least": 0.95}; Error naming `where` for a bad field.
   static Target from_json(const nlohmann::json& j, const std::string& where);
-  std::string text() const;  // "geomean >= 0.95"
+  std::string text() const;  // "geomean >= 0.95", "geomean (reported)"
 };
 struct Verdict {
   bool met = false;
