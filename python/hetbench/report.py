@@ -152,11 +152,11 @@ def experiments_table(df):
     return pd.DataFrame(rows)
 
 
-def build(dirs, out, summary_rows=None):
+def build(dirs, out, summary_rows=None, units=None):
     """The report: first how fast each op is against the vendor libraries, then the plots,
     then where the numbers come from (experiments, device facts) and what did not pass."""
     df = read_experiments(dirs)
-    ok, left_out = rd.prepare(df)
+    ok, left_out = rd.prepare(df, units)
     rep = Report(out)
     summary_section(rep, summary_rows)
     if left_out:
@@ -172,7 +172,7 @@ def build(dirs, out, summary_rows=None):
     if ok.empty:
         rep.absent(f"No point passed ({len(df)} recorded): nothing to plot.")
     else:
-        _plot_sections(rep, df, ok)
+        _plot_sections(rep, df, ok, units)
     rep.section("Experiments")
     rep.table(experiments_table(df))
     devices_section(rep, dirs)
@@ -226,7 +226,7 @@ def devices_section(rep, dirs):
         rep.parts.append("</details>")
 
 
-def _plot_sections(rep, df, ok):
+def _plot_sections(rep, df, ok, units=None):
     rep.section("Rate against size")
     figs = plots.rate_vs_size(ok)
     rep.figures_of(figs) if figs else rep.absent("No variant ran at two sizes or more: nothing to plot against size.")
@@ -255,13 +255,16 @@ def _plot_sections(rep, df, ok):
         rows = []
         for exp, ctx in tuned.items():
             for t in ctx["tuning"]:
-                rate = t.get("gflops") if (t.get("op") in rd.COMPUTE_BOUND) else t.get("gbs")
+                # A tuning entry keeps its rates, not its flops and bytes: without the program's
+                # units (the script run alone), GB/s where the entry has it.
+                unit = (units or {}).get(t.get("op")) or ("GB/s" if t.get("gbs") else "GFLOP/s")
+                rate = t.get("gflops") if unit == "GFLOP/s" else t.get("gbs")
                 rows.append({"experiment": exp, "op": t.get("op"), "variant": t.get("variant_id", t.get("variant")),
                              "device": t.get("device"), "precision": t.get("precision"),
                              "sizes": plots._sizes(t.get("sizes")),
                              "best": ",".join(f"{k}={v}" for k, v in (t.get("params") or {}).items()) if t.get("found") else "(none passed)",
                              "rate": (rate or {}).get("value"),
-                             "unit": "GFLOP/s" if t.get("op") in rd.COMPUTE_BOUND else "GB/s",
+                             "unit": unit,
                              "evaluations": t.get("evaluations"), "space": t.get("space"),
                              "strategy": t.get("strategy")})
         rep.table(pd.DataFrame(rows), "the best configuration of each tuned problem (experiment.json \"tuning\")")
@@ -314,6 +317,7 @@ def main(argv=None):
     ap.add_argument("experiments", nargs="+")
     ap.add_argument("-o", "--out", required=True)
     ap.add_argument("--summary", help="the summary table as `hetbench report` computed it (JSON rows)")
+    ap.add_argument("--rates", help="each op's headline unit as `hetbench report` wrote it (JSON object)")
     args = ap.parse_args(argv)
     t0 = time.monotonic()
     try:
@@ -321,7 +325,11 @@ def main(argv=None):
         if args.summary:
             with open(args.summary, encoding="utf-8") as f:
                 rows = json.load(f)
-        rep = build(args.experiments, args.out, rows)
+        units = None
+        if args.rates:
+            with open(args.rates, encoding="utf-8") as f:
+                units = json.load(f)
+        rep = build(args.experiments, args.out, rows, units)
     except ExperimentError as e:
         sys.stderr.write(f"hetbench: error: {e}\n")
         return 2

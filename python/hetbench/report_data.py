@@ -8,10 +8,6 @@ import os
 import numpy as np
 import pandas as pd
 
-# Ops judged by bytes moved (GB/s) and by operations (GFLOP/s); an op not listed goes by
-# its arithmetic intensity (below 1 flop a byte it is memory-bound on every device made).
-MEMORY_BOUND = {"copy", "axpy", "dot", "spmv"}
-COMPUTE_BOUND = {"gemm", "peak"}
 # Unit roundoff of each precision (docs/precision.md), for the speed-versus-accuracy table.
 UNIT_ROUNDOFF = {"S": 2.0**-24, "D": 2.0**-53, "DF": 2.0**-48, "DD": 2.0**-106}
 PRECISION_ORDER = ["S", "DF", "D", "DD"]
@@ -19,11 +15,13 @@ PRECISION_ORDER = ["S", "DF", "D", "DD"]
 LOCAL_SIZE_PARAMS = ("WG", "WX", "WY", "LWS_J", "LWS_I", "LWS0", "LWS1", "LWS2")
 
 
-def rate_unit(op, flops, min_bytes):
-    if op in MEMORY_BOUND:
-        return "GB/s"
-    if op in COMPUTE_BOUND:
-        return "GFLOP/s"
+def rate_unit(op, flops, min_bytes, units=None):
+    """An op's headline unit: as the program rates it (`units`, the rates.json that
+    `hetbench report` writes from each op's own declaration), else, for an op it does not
+    name (the script run alone), by the point's arithmetic intensity: below 1 flop a byte
+    memory-bound on every device made, GB/s."""
+    if units and op in units:
+        return units[op]
     return "GFLOP/s" if min_bytes and flops / min_bytes >= 1 else "GB/s"
 
 
@@ -73,8 +71,9 @@ def matrix_label(row):
     return f"{row.get('size_rows')}x{row.get('size_cols')}"
 
 
-def prepare(df):
-    """The ok points with the derived columns the plots need; and the count left out."""
+def prepare(df, units=None):
+    """The ok points with the derived columns the plots need; and the count left out.
+    `units`: each op's headline unit as the program rates it (rate_unit)."""
     if df.empty:
         return df, 0
     ok = df[df["status"] == "ok"].copy()
@@ -83,7 +82,7 @@ def prepare(df):
         return ok, left_out
     flops = _col(ok, "flops", 0.0).astype(float)
     nbytes = _col(ok, "min_bytes", 0.0).astype(float)
-    ok["unit"] = [rate_unit(o, f, b) for o, f, b in zip(ok["op"], flops, nbytes)]
+    ok["unit"] = [rate_unit(o, f, b, units) for o, f, b in zip(ok["op"], flops, nbytes)]
     work = np.where(ok["unit"] == "GB/s", nbytes, flops) / 1e9
     med = _col(ok, "median_s").astype(float)
     lo = _col(ok, "ci95_lo_s").astype(float).fillna(med)

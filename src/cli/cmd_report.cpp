@@ -83,13 +83,26 @@ std::string write_summary(const std::vector<nlohmann::json>& records, const std:
   return path;
 }
 
+// Each op's headline rate as the library rates it (Op::rates: GFLOP/s for an op rated by its
+// arithmetic, else GB/s): OUT/rates.json, so that the script's plots use the unit the
+// summary and the tables use.
+std::string write_rates(const std::string& out) {
+  nlohmann::json units = nlohmann::json::object();
+  for (const Op* op : all_ops()) units[op->name()] = op->rates().by_flops ? "GFLOP/s" : "GB/s";
+  const auto path = (fs::path(out) / "rates.json").string();
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!(f << units.dump(1) << '\n') || !f.flush()) throw Error(fmt::format("report: cannot write '{}'", path));
+  return path;
+}
+
 int run_report(const std::vector<std::string>& experiments, const std::string& out) {
   std::vector<nlohmann::json> records;
   for (const auto& e : experiments)
     for (auto& r : checked_records(e)) records.push_back(std::move(r));
   const std::string python = find_python();
   const std::string script = (fs::path(data_dir("python")) / "hetbench" / "report.py").string();
-  std::vector<std::string> args{python, script, "-o", out, "--summary", write_summary(records, out)};
+  std::vector<std::string> args{python, script,   "-o",    out, "--summary", write_summary(records, out),
+                                "--rates", write_rates(out)};
   args.insert(args.end(), experiments.begin(), experiments.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

@@ -56,6 +56,8 @@ long double q_bound(long double sum_phi_trig, long double sum_phi_err, double nk
 class MriqOp final : public Op {
  public:
   std::string name() const override { return "mriq"; }
+  // Hundreds of flops a byte: rated by its arithmetic, as GEMM is.
+  OpRates rates() const override { return {.by_flops = true, .shows_flops = true}; }
   std::string description() const override {
     return "Parboil's MRI-Q: phiMag, then Q = sum over k-space samples of phiMag cos/sin(2 pi k.x); layouts (SIZE@LAYOUT)";
   }

@@ -43,6 +43,8 @@ class NbodyProblem final : public LayoutProblem {
 class NbodyOp final : public Op {
  public:
   std::string name() const override { return "nbody"; }
+  // Hundreds of flops a byte: rated by its arithmetic, as GEMM is.
+  OpRates rates() const override { return {.by_flops = true, .shows_flops = true}; }
   std::string description() const override {
     return "all-pairs N-body accelerations with softening; records placed by a layout file (SIZE@LAYOUT)";
   }

@@ -15,6 +15,7 @@
 #include "engine/measure/progress.hpp"
 #include "engine/measure/point_executor.hpp"
 #include "engine/record/provenance.hpp"
+#include "engine/record/query.hpp"
 #include "engine/record/results.hpp"
 #include "engine/record/resume.hpp"
 #include "engine/measure/clock_lock.hpp"
@@ -178,15 +179,11 @@ namespace {
 // Higher is better: problems per second.
 double score_of(const Measured& m) { return m.valid ? 1 / m.median : kInvalid; }
 
-// GFLOP/s where the op is rated by its arithmetic (Op::rates: GEMM's, the FMA peak's),
-// else GB/s.
+// The record's headline rate as the results query names it (GFLOP/s where the op is rated
+// by its arithmetic, else GB/s).
 std::string rate_text(const nlohmann::json& rec) {
-  const Op* op = op_named(rec.value("op", ""));
-  if (rec.contains("gflops") && rec["gflops"].is_number() && rec["gflops"].get<double>() > 0 && op &&
-      op->rates().by_flops)
-    return fmt::format("{:.2f} GFLOP/s", rec["gflops"].get<double>());
-  if (rec.contains("gbs") && rec["gbs"].is_number()) return fmt::format("{:.2f} GB/s", rec["gbs"].get<double>());
-  return "?";
+  const auto h = query::headline_rate(rec);
+  return h ? fmt::format("{:.2f} {}", h->first, h->second) : "?";
 }
 
 // Records of earlier sessions, by task and configuration: parameters and the problem's

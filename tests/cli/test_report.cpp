@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "hetbench/op.hpp"
 #include "test_util.hpp"
 
 using namespace hetbench::test;
@@ -83,6 +84,14 @@ TEST_F(Report, EveryPlotAndTableRendersInChromium) {
   ASSERT_EQ(r.status, 0) << r.output;
   const auto index = out.path() / "index.html";
   ASSERT_TRUE(fs::exists(index));
+  // The plots' units are the library's (rates.json, from each op's Op::rates), not a list
+  // of the script's: every op, GFLOP/s exactly where the op is rated by its arithmetic.
+  const auto units = read_json(out.path() / "rates.json");
+  for (const hetbench::Op* op : hetbench::all_ops())
+    EXPECT_EQ(units.at(op->name()), op->rates().by_flops ? "GFLOP/s" : "GB/s") << op->name();
+  EXPECT_EQ(units.at("gemm"), "GFLOP/s");
+  EXPECT_EQ(units.at("nbody"), "GFLOP/s");
+  EXPECT_EQ(units.at("dot"), "GB/s");
   // Every section with data has its figure, written as PNG and SVG.
   std::vector<std::string> pngs;
   for (const auto& e : fs::directory_iterator(out.path() / "plots"))
