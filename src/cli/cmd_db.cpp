@@ -1,5 +1,5 @@
-// hetbench db list|show|export|import|prune: the tuning database by hand
-// (docs/tuning-db.md).
+// hetbench db list|show|export|import|prune: the tuning database by hand; db ship: a
+// shipped tuning file made from a campaign spec (docs/tuning-db.md).
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -11,9 +11,11 @@
 #include "cli/commands.hpp"
 #include "hetbench/error.hpp"
 #include "hetbench/variant.hpp"
+#include "tune/ship.hpp"
 #include "tuning/db.hpp"
 #include "tuning/shipped.hpp"
 #include "util/json_file.hpp"
+#include "util/random.hpp"
 #include "util/text_table.hpp"
 
 namespace hetbench::cli {
@@ -177,10 +179,12 @@ int prune(const std::string& path, const std::string& device, const std::string&
 }  // namespace
 
 Command add_db(CLI::App& app) {
-  auto* sub = app.add_subcommand("db", "the tuning database: list, show, export, import, prune");
+  auto* sub = app.add_subcommand("db", "the tuning database: list, show, export, import, prune, ship");
   struct Opts {
-    std::string db, out, file, device, older;
+    std::string db, out, file, device, older, spec, ship_out = "ship-tuning-results";
     std::int64_t id = 0;
+    double deadline = 0;
+    std::uint64_t seed = 0;
   };
   auto o = std::make_shared<Opts>();
   sub->add_option("--db", o->db, "database file (default: $HETBENCH_DB or ~/.local/share/hetbench/tuning.db)");
@@ -196,7 +200,24 @@ Command add_db(CLI::App& app) {
   p->add_option("--device", o->device, "entries of devices whose name contains this");
   p->add_option("--older-than", o->older, "entries older than this: 30, 30d or 12h");
   for (auto* c : {l, s, x, i, p}) c->add_option("--db", o->db, "database file");
-  return {sub, [o, l, s, x, i, p] {
+  auto* sh = sub->add_subcommand(
+      "ship", "run a tuning campaign spec (bench/tuned/) and write its shipped file: the entries that beat the op's own "
+              "choice beyond the noise");
+  sh->add_option("spec", o->spec, "campaign spec (bench/tuned/*.json)")->required()->check(CLI::ExistingFile);
+  sh->add_option("--out", o->ship_out, "folder for the campaign's experiments and database")->capture_default_str();
+  sh->add_option("--deadline", o->deadline, "seconds after which no further shape is started (0: none)")
+      ->check(CLI::NonNegativeNumber);
+  sh->add_option("--seed", o->seed, "seed of the strategies and the inputs (default: a fresh one)");
+  return {sub, [o, l, s, x, i, p, sh] {
+            if (sh->parsed()) {
+              const auto c = tune::read_ship_campaign(o->spec);
+              const auto seed = sh->count("--seed") ? o->seed : fresh_seed();
+              const auto r = tune::ship_campaign(c, o->ship_out, o->deadline, seed);
+              fmt::print("hetbench: db ship: {} shape(s) tuned, {} left out by the deadline; {} of {} entries shipped "
+                         "to {}\n",
+                         r.tuned, r.left_out, r.shipped, r.entries, c.output.string());
+              return 0;
+            }
             const auto path = db_path(o->db);
             if (l->parsed()) return list(path);
             if (s->parsed()) return show(path, o->id);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/record/query.hpp"
 #include "util/text_table.hpp"
 
 namespace hetbench::tune {
@@ -19,13 +20,12 @@ void rate(const nlohmann::json& rec, const char* key, const TuningResult& r, std
   if (r.ci95_lo_s > 0) hi = *v * r.median_s / r.ci95_lo_s;
 }
 
-// The input (a matrix) names the problem; a layout does not: it is shown with the best.
-std::string sizes_text(const nlohmann::json& j, bool layout) {
-  if (!layout && j.contains("input") && j["input"].is_string()) return j["input"].get<std::string>();
-  std::string s;
-  for (auto it = j.begin(); it != j.end(); ++it)
-    if (it.key() != "input") s += fmt::format("{}{}={}", s.empty() ? "" : ",", it.key(), it.value().dump());
-  return s;
+// The problem as run's tables show it (query::sizes_text: a matrix by its input, the axes
+// the precision ignores left out); a layout is no part of it: it is shown with the best.
+std::string sizes_text(const TuningResult& r) {
+  nlohmann::json j = r.sizes;
+  if (r.layout && j.is_object()) j.erase("input");
+  return query::sizes_text(r.op, r.precision, j);
 }
 
 std::string interval_text(const std::optional<double>& v, const std::optional<double>& lo,
@@ -115,9 +115,9 @@ void print_summary(const std::vector<TuningResult>& results) {
                                         "best",   "ties", "GB/s [interval]", "GFLOP/s [interval]", "wall"};
   std::vector<std::vector<std::string>> rows{header};
   for (const auto& r : results)
-    rows.push_back({r.device, r.precision, sizes_text(r.sizes, r.layout.has_value()), r.variant, std::to_string(r.space),
+    rows.push_back({r.device, r.precision, sizes_text(r), r.variant, std::to_string(r.space),
                     std::to_string(r.pruned), std::to_string(r.evaluations),
-                    r.found ? (r.params.empty() ? "(no parameters)" : format_params(r.params)) +
+                    r.found ? (r.params.empty() ? "(no parameters)" : query::params_text(nlohmann::json(r.params))) +
                                   (r.layout ? " @" + describe(*r.layout) : "")
                             : "none passed",
                     r.found ? std::to_string(r.ties) : "", interval_text(r.gbs, r.gbs_lo, r.gbs_hi),

@@ -109,7 +109,7 @@ TEST(ShippedTuning, AMalformedFileIsOneErrorNamingIt) {
 }
 
 // Every shipped entry's variant is loaded and unchanged since its campaign: a kernel or
-// metadata edit must come with a refreshed campaign (scripts/ship-tuning) or a reason.
+// metadata edit must come with a refreshed campaign (`hetbench db ship`) or a reason.
 TEST(ShippedTuning, ShippedEntriesAreCurrent) {
   const auto shipped = read_shipped(data_dir("tuned"));
   ASSERT_FALSE(shipped.empty()) << "tuned/ holds no entries";
@@ -121,7 +121,7 @@ TEST(ShippedTuning, ShippedEntriesAreCurrent) {
     ASSERT_TRUE(current.count(s.entry.variant_id)) << "variant not loaded";
     EXPECT_EQ(s.entry.variant_hash, current.at(s.entry.variant_id))
         << "stale: the kernel changed since the campaign (hash now " << current.at(s.entry.variant_id)
-        << "); run scripts/ship-tuning bench/tuned/<device>.json";
+        << "); run hetbench db ship bench/tuned/<device>.json";
   }
 }
 
