@@ -124,6 +124,7 @@ Command add_compare(CLI::App& app);  // compare A B (src/compare)
 Command add_replay(CLI::App& app, const std::string& command_line);  // replay EXPERIMENT (src/compare)
 Command add_worker(CLI::App& app);  // the hidden __worker
 Command add_report(CLI::App& app);  // report: HTML with plots (python/hetbench/report.py)
+Command add_matrix(CLI::App& app);  // matrix SPEC --out FILE: a generated matrix as Matrix Market
 Command add_store(CLI::App& app);   // store add/query/list/export/import/get (src/store)
 int run_default_suite(const std::string& command_line);
 

@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
                                            hetbench::cli::add_report(app), hetbench::cli::add_dist(app, command_line),
                                            hetbench::cli::add_solve(app, command_line),
 
-                                           hetbench::cli::add_store(app)};
+                                           hetbench::cli::add_matrix(app), hetbench::cli::add_store(app)};
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
