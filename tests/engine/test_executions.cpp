@@ -1,5 +1,6 @@
 // Executions (docs/measurement.md): a point measured in several processes of its own and
 // pooled into one record whose round spread spans the processes; replay repeats them.
+#include <algorithm>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -52,6 +53,10 @@ TEST(Executions, MergePoolsSamplesRoundsAndRates) {
   EXPECT_EQ(t["executions"], 3);
   ASSERT_EQ(t["execution_medians"].size(), 3u);
   EXPECT_NEAR(t["execution_medians"][1].get<double>() / t["execution_medians"][0].get<double>(), 1.05, 0.003);
+  // The slowest process's median over the fastest's.
+  const auto medians = t["execution_medians"].get<std::vector<double>>();
+  EXPECT_DOUBLE_EQ(t["execution_spread"].get<double>(),
+                   *std::max_element(medians.begin(), medians.end()) / *std::min_element(medians.begin(), medians.end()));
   // Within one process the rounds spread 0.2 % at most; across processes about 5 %.
   EXPECT_NEAR(t["round_spread"].get<double>(), 0.05, 0.004);
   EXPECT_EQ(t["fresh_buffer_rounds"], 3 + 2);

@@ -197,10 +197,17 @@ TEST(Query, SelectionMatchesFieldsListsPresenceAndDottedPaths) {
   EXPECT_THROW(query::Selection::from_json(nlohmann::json::array(), "t"), Error);
   try {
     query::Selection::from_json({{"op", {{"a", 1}}}}, "spec.json: targets[0]");
-    FAIL() << "an object value was taken";
+    FAIL() << "an object value that is no range was taken";
   } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("spec.json: targets[0]: 'op'"));
+    EXPECT_THAT(e.what(), HasSubstr("spec.json: targets[0]: 'op': a range is"));
   }
+  // A range of numbers: at least, at most, or both (edges included); not a number: no match.
+  EXPECT_TRUE(query::Selection::from_json({{"sizes.m", {{"at_least", 256}}}}, "t").matches(r));
+  EXPECT_FALSE(query::Selection::from_json({{"sizes.m", {{"at_least", 257}}}}, "t").matches(r));
+  EXPECT_TRUE(query::Selection::from_json({{"sizes.m", {{"at_least", 100}, {"at_most", 256}}}}, "t").matches(r));
+  EXPECT_FALSE(query::Selection::from_json({{"sizes.m", {{"at_most", 255.5}}}}, "t").matches(r));
+  EXPECT_FALSE(query::Selection::from_json({{"op", {{"at_least", 0}}}}, "t").matches(r));
+  EXPECT_THROW(query::Selection::from_json({{"sizes.m", {{"at_least", "1"}}}}, "t"), Error);
 }
 
 TEST(Query, TargetsAreMetOrMissedAtTheirEdges) {
@@ -366,8 +373,8 @@ TEST(Query, ShippedTargetSpecsParse) {
     for (const auto& c : checks)
       for (const auto& alt : c.select.alternatives()) {
         ASSERT_TRUE(alt.contains("op")) << c.name;
-        const auto& op = alt["op"];
-        EXPECT_TRUE(ops.count(op.get<std::string>())) << c.name << " selects op " << op << ", which no run measures";
+        for (const auto& op : alt["op"].is_array() ? alt["op"] : nlohmann::json::array({alt["op"]}))
+          EXPECT_TRUE(ops.count(op.get<std::string>())) << c.name << " selects op " << op << ", which no run measures";
       }
   }
   EXPECT_GE(specs, 2);

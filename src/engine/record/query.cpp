@@ -29,6 +29,12 @@ namespace {
 
 bool value_matches(const nlohmann::json& want, const nlohmann::json& have) {
   if (want.is_string() && want.get<std::string>() == "*") return true;
+  if (want.is_object()) {  // a range: {"at_least": 1}, {"at_most": 0.02}, or both
+    if (!have.is_number()) return false;
+    const double x = have.get<double>();
+    return (!want.contains("at_least") || x >= want["at_least"].get<double>()) &&
+           (!want.contains("at_most") || x <= want["at_most"].get<double>());
+  }
   if (want.is_string()) return have.is_string() && have.get<std::string>() == want.get<std::string>();
   if (want.is_number() && have.is_number()) return want.get<double>() == have.get<double>();
   return want == have;
@@ -37,9 +43,18 @@ bool value_matches(const nlohmann::json& want, const nlohmann::json& have) {
 void check_value(const nlohmann::json& v, const std::string& where, const std::string& key) {
   auto scalar = [](const nlohmann::json& x) { return x.is_string() || x.is_number() || x.is_boolean(); };
   if (scalar(v)) return;
+  if (v.is_object() && !v.empty()) {
+    for (const auto& [bound, x] : v.items())
+      if ((bound != "at_least" && bound != "at_most") || !x.is_number())
+        throw Error(fmt::format("{}: '{}': a range is {{\"at_least\": number, \"at_most\": number}} (either or both), "
+                                "not {}",
+                                where, key, v.dump()));
+    return;
+  }
   if (v.is_array() && !v.empty() && std::all_of(v.begin(), v.end(), scalar)) return;
-  throw Error(fmt::format("{}: '{}': expected a string, number, bool or non-empty list of them, not {}", where, key,
-                          v.dump()));
+  throw Error(fmt::format("{}: '{}': expected a string, number, bool, a range {{\"at_least\": x, \"at_most\": y}} "
+                          "or a non-empty list of values, not {}",
+                          where, key, v.dump()));
 }
 
 }  // namespace
