@@ -17,7 +17,7 @@ class AxpyOp final : public Op {
   // `--variant auto`: the own variant that measured best with its defaults on the H200
   // and NVIDIA's OpenCL first (dw is DF/DD only, so one order serves every precision).
   VariantPreference preferred_variants(const nlohmann::json&) const override {
-    return {{"simple", "vec16", "vec", "dw", "omp", "dw_omp"}, "rule: preferred own axpy variant"};
+    return {{"vec", "simple", "vec16", "dw", "omp", "dw_omp"}, "rule: preferred own axpy variant"};
   }
   std::string description() const override { return "r = a*x + y"; }
   std::vector<Precision> precisions() const override {

@@ -12,7 +12,7 @@ class CopyOp final : public Op {
   // `--variant auto`: the own variant that measured best with its defaults on the H200
   // and NVIDIA's OpenCL first, then the others the device may have.
   VariantPreference preferred_variants(const nlohmann::json&) const override {
-    return {{"vec16", "simple", "vec", "omp"}, "rule: preferred own copy variant"};
+    return {{"vec16", "vec", "simple", "omp"}, "rule: preferred own copy variant"};
   }
   const OpSignature& signature() const override {
     static const OpSignature sig = vector_signature({{"x"}, {"y", true, Elem::Real, Access::Out}}, {}, false);

@@ -156,6 +156,15 @@ double fit_objective(const std::vector<PickQuality>& q) {
   return sum;
 }
 
+bool plausible(const ModelDevice& d) {
+  // A 16-byte slot of four floats on the element path (four loads, four stores) costs at
+  // least what the vector path's one load and four transposed stores cost, and the scalar
+  // path (four loads, one store) no more than the element path: the copy costs the fit may
+  // trade must keep the order the instructions have, or the model prefers odd sizes.
+  return d.element_slots * 4 >= d.transposed_slot_slots && d.scalar_slot_slots <= d.element_slots * 4 &&
+         d.sustained > 0 && d.sustained <= 1;
+}
+
 FitResult fit_constants(const std::vector<CalibrationSet>& sets, const ModelDevice& start, int steps,
                         std::uint64_t seed) {
   auto evaluate = [&](const ModelDevice& d) {
@@ -180,6 +189,7 @@ FitResult fit_constants(const std::vector<CalibrationSet>& sets, const ModelDevi
       c *= std::exp(factor(rng));
     }
     trial.sustained = std::min(trial.sustained, 1.0);  // a share of the peak
+    if (!plausible(trial)) continue;
     auto r = evaluate(trial);
     if (r.objective >= best.objective) best = std::move(r);
   }

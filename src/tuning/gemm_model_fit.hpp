@@ -71,6 +71,11 @@ struct FitResult {
 // twentieth of each set's spread error.
 double fit_objective(const std::vector<PickQuality>& q);
 
+// Whether constants keep the order of the copy paths' instruction counts (an element-path
+// slot costs at least a vector-path slot) and a sustained share within (0, 1]; the search
+// takes no step outside.
+bool plausible(const ModelDevice& d);
+
 // A seeded random search from `start`: each step scales a few constants by log-normal
 // factors (their spread shrinking over the steps) and keeps the result where the
 // objective does not fall. Deterministic for a seed.
