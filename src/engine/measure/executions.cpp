@@ -87,7 +87,7 @@ nlohmann::json merge_executions(const std::vector<nlohmann::json>& records) {
   t["execution_medians"] = medians;
   // The slowest process's median over the fastest's: what changes between processes.
   if (const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end()); lo != medians.end() && *lo > 0)
-    t["execution_spread"] = *hi / *lo;
+    t["execution_max_over_min"] = *hi / *lo;
   if (t.contains("throttled")) {
     t["throttled_samples"] = std::count(t["throttled"].begin(), t["throttled"].end(), 1);
     t["throttle_reasons"] = reasons;
