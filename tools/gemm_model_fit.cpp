@@ -33,20 +33,17 @@ int main(int argc, char** argv) try {
   for (const auto& f : files) sets.push_back(read_calibration(f));
   const ModelDevice start;
   const FitResult fit = fit_constants(sets, start, steps, seed);
+  std::vector<PickQuality> before;
+  for (const auto& s : sets) before.push_back(picks_on(s, start));
   for (std::size_t i = 0; i < sets.size(); ++i) {
-    const auto before = picks_on(sets[i], start);
     const auto& after = fit.quality[i];
     fmt::print("{}: {} problems, picks {:.3f} / {:.3f} (geomean / worst), spread error {:.4f}; were {:.3f} / {:.3f}, {:.4f}\n",
-               sets[i].name, after.problems, after.geomean, after.worst, after.spread_error, before.geomean,
-               before.worst, before.spread_error);
+               sets[i].name, after.problems, after.geomean, after.worst, after.spread_error, before[i].geomean,
+               before[i].worst, before[i].spread_error);
     if (report) fmt::print("{}", after.report);
   }
   ModelDevice fitted = fit.constants;
-  fmt::print("objective {:.4f} (start {:.4f})\n", fit.objective, fit_objective([&] {
-               std::vector<PickQuality> q;
-               for (const auto& s : sets) q.push_back(picks_on(s, start));
-               return q;
-             }()));
+  fmt::print("objective {:.4f} (start {:.4f})\n", fit.objective, fit_objective(before));
   for (const auto& name : fitted_constants()) fmt::print("  double {} = {:.4g};\n", name, constant(fitted, name));
   return 0;
 } catch (const hetbench::Error& e) {

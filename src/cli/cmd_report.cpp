@@ -72,27 +72,22 @@ std::string find_python() {
               "python3-pandas (Debian), or set HETBENCH_PYTHON");
 }
 
-// The report's first table, from the one results query (engine/record/vendor_summary.hpp):
-// OUT/summary.json, which the script reads.
-std::string write_summary(const std::vector<nlohmann::json>& records, const std::string& out) {
+// A file the script reads beside the page: OUT/NAME, whole or an error naming it.
+std::string write_for_script(const std::string& out, const char* name, const nlohmann::json& j) {
   fs::create_directories(out);
-  const auto path = (fs::path(out) / "summary.json").string();
+  const auto path = (fs::path(out) / name).string();
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!(f << own_vs_vendor(records).dump(1) << '\n') || !f.flush())
-    throw Error(fmt::format("report: cannot write '{}'", path));
+  if (!(f << j.dump(1) << '\n') || !f.flush()) throw Error(fmt::format("report: cannot write '{}'", path));
   return path;
 }
 
 // Each op's headline rate as the library rates it (Op::rates: GFLOP/s for an op rated by its
-// arithmetic, else GB/s): OUT/rates.json, so that the script's plots use the unit the
-// summary and the tables use.
-std::string write_rates(const std::string& out) {
+// arithmetic, else GB/s), so that the script's plots use the unit the summary and the
+// tables use.
+nlohmann::json rate_units() {
   nlohmann::json units = nlohmann::json::object();
   for (const Op* op : all_ops()) units[op->name()] = op->rates().by_flops ? "GFLOP/s" : "GB/s";
-  const auto path = (fs::path(out) / "rates.json").string();
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!(f << units.dump(1) << '\n') || !f.flush()) throw Error(fmt::format("report: cannot write '{}'", path));
-  return path;
+  return units;
 }
 
 int run_report(const std::vector<std::string>& experiments, const std::string& out) {
@@ -101,8 +96,11 @@ int run_report(const std::vector<std::string>& experiments, const std::string& o
     for (auto& r : checked_records(e)) records.push_back(std::move(r));
   const std::string python = find_python();
   const std::string script = (fs::path(data_dir("python")) / "hetbench" / "report.py").string();
-  std::vector<std::string> args{python, script,   "-o",    out, "--summary", write_summary(records, out),
-                                "--rates", write_rates(out)};
+  // The report's first table, from the one results query (engine/record/vendor_summary.hpp),
+  // and each op's unit.
+  std::vector<std::string> args{python,   script, "-o", out, "--summary",
+                                write_for_script(out, "summary.json", own_vs_vendor(records)),
+                                "--rates", write_for_script(out, "rates.json", rate_units())};
   args.insert(args.end(), experiments.begin(), experiments.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

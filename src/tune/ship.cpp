@@ -37,13 +37,10 @@ void read_shapes(const fs::path& file, std::vector<std::string>& out, const std:
   }
 }
 
-const nlohmann::json* numeric_at(const nlohmann::json& r, std::initializer_list<const char*> path) {
-  const nlohmann::json* v = &r;
-  for (const char* k : path) {
-    if (!v->is_object() || !v->contains(k)) return nullptr;
-    v = &(*v)[k];
-  }
-  return v->is_number() ? v : nullptr;
+// A number at a dotted path of a record (the results query's field), or null.
+const nlohmann::json* numeric_at(const nlohmann::json& r, const char* path) {
+  const auto* v = query::field(r, path);
+  return v && v->is_number() ? v : nullptr;
 }
 
 }  // namespace
@@ -104,10 +101,10 @@ ShipCampaign read_ship_campaign(const fs::path& spec) {
 
 bool beats_the_model(const nlohmann::json& best, const nlohmann::json& model, std::string& why) {
   const auto b = query::headline_rate(best), m = query::headline_rate(model);
-  const auto* median = numeric_at(model, {"timing", "seconds", "median"});
-  const auto* lo = numeric_at(model, {"timing", "seconds", "ci95_lo"});
-  const auto* best_median = numeric_at(best, {"timing", "seconds", "median"});
-  const auto* best_hi = numeric_at(best, {"timing", "seconds", "ci95_hi"});
+  const auto* median = numeric_at(model, "timing.seconds.median");
+  const auto* lo = numeric_at(model, "timing.seconds.ci95_lo");
+  const auto* best_median = numeric_at(best, "timing.seconds.median");
+  const auto* best_hi = numeric_at(best, "timing.seconds.ci95_hi");
   if (!b || !m || !median || !lo || !best_median || !best_hi || lo->get<double>() <= 0 || best_hi->get<double>() <= 0) {
     why = "no rate or interval recorded to compare";
     return true;  // nothing to judge by: the tuned entry stands

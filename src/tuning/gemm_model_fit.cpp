@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <random>
@@ -128,23 +129,38 @@ PickQuality picks_on(const CalibrationSet& set, const ModelDevice& constants) {
   return q;
 }
 
+namespace {
+
+// The constants the fit varies, each with its field: the one list the names and the search
+// both read.
+struct FittedConstant {
+  const char* name;
+  double ModelDevice::*field;
+};
+constexpr FittedConstant kFitted[] = {
+    {"l2_bytes_per_clock", &ModelDevice::l2_bytes_per_clock},
+    {"block_fixed_clocks", &ModelDevice::block_fixed_clocks},
+    {"warps_to_hide", &ModelDevice::warps_to_hide},
+    {"hiding_exponent", &ModelDevice::hiding_exponent},
+    {"sustained", &ModelDevice::sustained},
+    {"step_clocks", &ModelDevice::step_clocks},
+    {"mma_fragment_slots", &ModelDevice::mma_fragment_slots},
+    {"transposed_slot_slots", &ModelDevice::transposed_slot_slots},
+    {"element_slots", &ModelDevice::element_slots},
+    {"scalar_slot_slots", &ModelDevice::scalar_slot_slots},
+};
+
+}  // namespace
+
 std::vector<std::string> fitted_constants() {
-  return {"l2_bytes_per_clock", "block_fixed_clocks", "warps_to_hide", "hiding_exponent",
-          "sustained", "step_clocks", "mma_fragment_slots", "transposed_slot_slots",
-          "element_slots", "scalar_slot_slots"};
+  std::vector<std::string> names;
+  for (const auto& c : kFitted) names.emplace_back(c.name);
+  return names;
 }
 
 double& constant(ModelDevice& d, const std::string& name) {
-  if (name == "l2_bytes_per_clock") return d.l2_bytes_per_clock;
-  if (name == "block_fixed_clocks") return d.block_fixed_clocks;
-  if (name == "warps_to_hide") return d.warps_to_hide;
-  if (name == "hiding_exponent") return d.hiding_exponent;
-  if (name == "sustained") return d.sustained;
-  if (name == "step_clocks") return d.step_clocks;
-  if (name == "mma_fragment_slots") return d.mma_fragment_slots;
-  if (name == "transposed_slot_slots") return d.transposed_slot_slots;
-  if (name == "element_slots") return d.element_slots;
-  if (name == "scalar_slot_slots") return d.scalar_slot_slots;
+  for (const auto& c : kFitted)
+    if (name == c.name) return d.*c.field;
   throw Error(fmt::format("'{}': not a fitted constant of the GEMM shape model (one of {})", name,
                           fmt::join(fitted_constants(), ", ")));
 }
@@ -175,9 +191,8 @@ FitResult fit_constants(const std::vector<CalibrationSet>& sets, const ModelDevi
     return r;
   };
   FitResult best = evaluate(start);
-  const auto names = fitted_constants();
   std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<std::size_t> which(0, names.size() - 1);
+  std::uniform_int_distribution<std::size_t> which(0, std::size(kFitted) - 1);
   std::uniform_int_distribution<int> how_many(1, 3);
   for (int step = 0; step < steps; ++step) {
     // The spread shrinks from a factor of about 1.5 to about 1.02 over the search.
@@ -185,7 +200,7 @@ FitResult fit_constants(const std::vector<CalibrationSet>& sets, const ModelDevi
     std::normal_distribution<double> factor(0, spread);
     ModelDevice trial = best.constants;
     for (int i = how_many(rng); i > 0; --i) {
-      double& c = constant(trial, names[which(rng)]);
+      double& c = trial.*kFitted[which(rng)].field;  // drawn before its factor: a seed's search stays as it was
       c *= std::exp(factor(rng));
     }
     trial.sustained = std::min(trial.sustained, 1.0);  // a share of the peak

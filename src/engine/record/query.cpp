@@ -365,26 +365,17 @@ std::string Target::text() const {
 
 Verdict check(const Target& t, const Summary& s) {
   Verdict v;
-  if (t.report) {  // a figure: printed, never a miss
-    v.met = true;
-    if (s.n == 0) {
-      v.text = "figure: nothing was measured";
-      return v;
-    }
-    v.figure = t.stat == "min" ? s.min : t.stat == "max" ? s.max : s.geomean;
-    v.text = fmt::format("figure: {} {:.4g} over {} group{}; min {:.4g} at {}, max {:.4g} at {}", t.stat, v.figure,
-                         s.n, s.n == 1 ? "" : "s", s.min, s.min_at.empty() ? "-" : s.min_at, s.max,
-                         s.max_at.empty() ? "-" : s.max_at);
-    return v;
-  }
+  v.met = t.report;  // a reported figure is printed, never a miss
   if (s.n == 0) {
-    v.text = fmt::format("missed: {}, but nothing was measured", t.text());
+    v.text = t.report ? "figure: nothing was measured" : fmt::format("missed: {}, but nothing was measured", t.text());
     return v;
   }
   v.figure = t.stat == "min" ? s.min : t.stat == "max" ? s.max : s.geomean;
-  v.met = (!t.at_least || v.figure >= *t.at_least) && (!t.at_most || v.figure <= *t.at_most);
-  v.text = fmt::format("{}: {} {:.4g} (target {}) over {} group{}; min {:.4g} at {}, max {:.4g} at {}",
-                       v.met ? "met" : "missed", t.stat, v.figure, t.text(), s.n, s.n == 1 ? "" : "s", s.min,
+  if (!t.report) v.met = (!t.at_least || v.figure >= *t.at_least) && (!t.at_most || v.figure <= *t.at_most);
+  const std::string head = t.report ? fmt::format("figure: {} {:.4g}", t.stat, v.figure)
+                                    : fmt::format("{}: {} {:.4g} (target {})", v.met ? "met" : "missed", t.stat,
+                                                  v.figure, t.text());
+  v.text = fmt::format("{} over {} group{}; min {:.4g} at {}, max {:.4g} at {}", head, s.n, s.n == 1 ? "" : "s", s.min,
                        s.min_at.empty() ? "-" : s.min_at, s.max, s.max_at.empty() ? "-" : s.max_at);
   return v;
 }
