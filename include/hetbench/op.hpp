@@ -187,7 +187,8 @@ class Op {
   virtual std::vector<Precision> precisions() const { return {Precision::S, Precision::D}; }
   // Operands and axes: static, so that metadata and listings need no problem.
   virtual const OpSignature& signature() const = 0;
-  // One --size token ("1000", "2^20", "1e6", ranges) to a list of problems; throws Error.
+  // One --size token ("1000", "2^20", "1e6", ranges, then any @value of a choice axis) to a
+  // list of problems; throws Error.
   virtual std::vector<Sizes> parse_sizes(const std::string& spec) const;
   // The kind of input the op reads its problems from ("matrix" for spmv), or "" when
   // --size alone gives them.
@@ -212,6 +213,9 @@ class Op {
   // the largest allocation (transfer, copy_strided's offset and stride, pchase's working
   // set) or more local memory per work-group than the device has (bank_conflict's tile).
   virtual std::string device_fit(const Sizes&, Precision, const DeviceInfo&) const { return ""; }
+  // Empty when the op forms a problem of these sizes in precision p; otherwise why not
+  // (a choice that means nothing in p): bad input, refused before anything runs.
+  virtual std::string problem_misfit(const Sizes&, Precision) const { return ""; }
   // The problem, checked against the signature (sizes in, operands out); throws Error.
   std::unique_ptr<Problem> make_problem(const Sizes& s, Precision p, std::uint64_t seed) const;
   virtual Validation validate(const Problem& prob, const Outputs& out) const = 0;

@@ -95,6 +95,9 @@ class Variant {
 
 // Values that metadata expressions can name besides sizes and params.
 Vars device_vars(const DeviceInfo& d, Precision p);
+// The device's values and a problem's sizes of `op`, as metadata expressions read them:
+// every choice axis's keys present, the absent ones of an optional choice at 0.
+Vars problem_vars(const DeviceInfo& d, const std::string& op, const Sizes& s, Precision p);
 
 void register_variant(std::shared_ptr<Variant> v);
 // Adds every *.json kernel description found under a file or folder; throws Error

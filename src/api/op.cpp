@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "util/ranges.hpp"
 #include "hetbench/error.hpp"
@@ -74,18 +75,39 @@ const ScalarOperand* Problem::scalar(const std::string& name) const {
   return nullptr;
 }
 
-// Every dimension the same order; choices at their defaults, written only when not optional.
-std::vector<Sizes> Op::parse_sizes(const std::string& spec) const {
-  std::vector<Sizes> out;
+// Every dimension the same order; choices at their defaults (written only when not
+// optional) or as the token's @value suffixes name them: "2^20@exclusive".
+std::vector<Sizes> Op::parse_sizes(const std::string& token) const {
   const auto& axes = signature().axes;
-  const std::string first = axes.empty() ? "n" : axes.front().name;
-  for (long long n : parse_int_list(spec, "size")) {
-    if (n < 1) throw Error(fmt::format("size {} = {} is impossible: {} needs {} >= 1", first, n, name(), first));
-    Sizes s;
-    for (const auto& a : axes) {
-      if (a.kind == Axis::Kind::Dimension) s[a.name] = n;
-      else if (!a.optional) a.set(s, std::size_t{0});
+  Sizes choices;
+  for (const auto& a : axes)
+    if (a.kind == Axis::Kind::Choice && !a.optional) a.set(choices, std::size_t{0});
+  const std::size_t at = token.find('@');
+  for (std::size_t i = at; i != std::string::npos;) {
+    const std::size_t next = token.find('@', i + 1);
+    const std::string v = token.substr(i + 1, next == std::string::npos ? std::string::npos : next - i - 1);
+    if (!signature().set_choice(choices, v)) {
+      std::vector<std::string> names, values;
+      for (const auto& a : axes)
+        if (a.kind == Axis::Kind::Choice) {
+          names.push_back(a.name);
+          values.insert(values.end(), a.values.begin(), a.values.end());
+        }
+      if (names.empty()) throw Error(fmt::format("size '{}': op {} takes no @ suffix such as '{}'", token, name(), v));
+      const std::string last = values.back();
+      values.pop_back();
+      throw Error(fmt::format("unknown {} {} '{}' in size '{}': expected {}{}{}", name(), fmt::join(names, " or "), v,
+                              token, fmt::join(values, ", "), values.empty() ? "" : " or ", last));
     }
+    i = next;
+  }
+  std::vector<Sizes> out;
+  const std::string first = axes.empty() ? "n" : axes.front().name;
+  for (long long n : parse_int_list(token.substr(0, at), "size")) {
+    if (n < 1) throw Error(fmt::format("size {} = {} is impossible: {} needs {} >= 1", first, n, name(), first));
+    Sizes s = choices;
+    for (const auto& a : axes)
+      if (a.kind == Axis::Kind::Dimension) s[a.name] = n;
     out.push_back(s);
   }
   return out;

@@ -59,6 +59,17 @@ Vars device_vars(const DeviceInfo& d, Precision p) {
           {"max_alloc", static_cast<double>(d.max_alloc)}};
 }
 
+Vars problem_vars(const DeviceInfo& d, const std::string& op, const Sizes& s, Precision p) {
+  Vars vars = device_vars(d, p);
+  // An optional choice's absent keys mean its first value (op.hpp): expressions see 0.
+  if (const Op* o = op_named(op))
+    for (const auto& a : o->signature().axes)
+      if (a.kind == Axis::Kind::Choice)
+        for (const auto& k : a.keys()) vars[k] = 0;
+  for (const auto& [k, v] : s) vars[k] = static_cast<double>(v);
+  return vars;
+}
+
 std::string Variant::unsupported_reason(const Device& dev, Precision p) const {
   const auto& di = dev.info();
   if (dev.kernel_language() != backend) return fmt::format("{} is a {} variant", id(), to_string(backend));
@@ -73,8 +84,7 @@ std::string Variant::unsupported_reason(const Device& dev, Precision p) const {
 std::string Variant::violated_constraint(const Device& dev, const Sizes& s, Precision p, const ParamValues& pv) const {
   if (unavailable)
     if (auto why = unavailable(dev); !why.empty()) return why;
-  Vars vars = device_vars(dev.info(), p);
-  for (const auto& [k, v] : s) vars[k] = static_cast<double>(v);
+  Vars vars = problem_vars(dev.info(), op, s, p);
   for (const auto& [k, v] : pv) vars[k] = static_cast<double>(v);
   for (const auto& c : constraints)
     if (c.eval(vars) == 0)

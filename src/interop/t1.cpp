@@ -276,8 +276,7 @@ T1Runnable variant_to_runnable_t1(const KernelVariant& v, const T1Problem& p, co
   const std::unique_ptr<Problem> prob = op.make_problem(p.sizes, p.prec, p.seed);
 
   // What is fixed for this problem on this device; lets without parameters fold too.
-  Vars bound = device_vars(p.device, p.prec);
-  for (const auto& [k, x] : prob->sizes) bound[k] = static_cast<double>(x);
+  Vars bound = problem_vars(p.device, v.op, prob->sizes, p.prec);
   for (const auto& s : prob->scalars)
     if (s.is_int) bound[s.name] = s.value;
   for (const auto& [name, let] : v.lets)

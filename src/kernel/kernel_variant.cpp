@@ -106,8 +106,7 @@ bool set_kernel_scalar(Instance& inst, const std::string& name, double value) {
 std::unique_ptr<Instance> KernelVariant::prepare(Device& dev, const Problem& prob, const BufferMap& bufs,
                                                  const ParamValues& pv) const {
   auto inst = std::make_unique<KernelInstance>();
-  Vars vars = device_vars(dev.info(), prob.prec);
-  for (const auto& [k, v] : prob.sizes) vars[k] = static_cast<double>(v);
+  Vars vars = problem_vars(dev.info(), op, prob.sizes, prob.prec);
   for (const auto& [k, v] : pv) vars[k] = static_cast<double>(v);
   for (const auto& s : prob.scalars)
     if (s.is_int) vars[s.name] = s.value;

@@ -61,9 +61,14 @@ R abs_of(R v) {
 // Reference chunk length: fixed, so that the reference does not depend on the threads.
 constexpr std::size_t kSumChunk = 65536;
 
-// Sum and Σ|x_j| of each chunk of kSumChunk elements of x, in R, in parallel.
-template <class T, class R = sum_ref_t<T>>
-void chunk_sums(const T* x, std::size_t n, std::vector<R>& sum, std::vector<R>& abs) {
+struct Identity {
+  template <class V>
+  V operator()(V v) const { return v; }
+};
+
+// Sum and Σ|·| of f(x_j) over each chunk of kSumChunk elements of x, in R, in parallel.
+template <class T, class R = sum_ref_t<T>, class F = Identity>
+void chunk_sums(const T* x, std::size_t n, std::vector<R>& sum, std::vector<R>& abs, F f = {}) {
   const std::size_t chunks = (n + kSumChunk - 1) / kSumChunk;
   sum.assign(chunks, R(0));
   abs.assign(chunks, R(0));
@@ -71,7 +76,7 @@ void chunk_sums(const T* x, std::size_t n, std::vector<R>& sum, std::vector<R>& 
   for (std::size_t c = 0; c < chunks; ++c) {
     R s = 0, a = 0;
     for (std::size_t i = c * kSumChunk; i < std::min(n, (c + 1) * kSumChunk); ++i) {
-      const R v = static_cast<R>(x[i]);
+      const R v = f(static_cast<R>(x[i]));
       s += v;
       a += abs_of(v);
     }

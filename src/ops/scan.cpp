@@ -1,6 +1,6 @@
 // SCAN: prefix sums. Inclusive y_i = Σ_{j≤i} x_j; exclusive y_i = Σ_{j<i} x_j (y_0 = 0).
-// The kind is the size-token suffix @inclusive (default) or @exclusive (size key
-// "exclusive", 0 or 1, for metadata defines).
+// The kind is the size-token suffix @inclusive (default) or @exclusive ("2^20@exclusive",
+// Op::parse_sizes; size key "exclusive", 0 or 1, for metadata defines).
 // Bound (S, D): y_i is a sum of m terms (m = i + 1 inclusive, i exclusive), formed by
 // m − 1 additions in whatever order the variant chose (sequential, blocked, a tree, a
 // look-back chain); each term carries at most m − 1 roundings, so
@@ -31,26 +31,6 @@ class ScanOp final : public Op {
       return s;
     }();
     return sig;
-  }
-  // "2^20", "1000003@exclusive", "2^10:2^20:*4@inclusive".
-  std::vector<Sizes> parse_sizes(const std::string& token) const override {
-    std::string list = token;
-    Sizes kind;
-    scan_kind_axis().set(kind, std::size_t{0});
-    if (auto at = token.find('@'); at != std::string::npos) {
-      list = token.substr(0, at);
-      const std::string k = token.substr(at + 1);
-      if (!scan_kind_axis().set(kind, k))
-        throw Error(fmt::format("unknown scan kind '{}' in size '{}': expected inclusive or exclusive", k, token));
-    }
-    std::vector<Sizes> out;
-    for (long long n : parse_int_list(list, "size")) {
-      if (n < 1) throw Error(fmt::format("size n = {} is impossible: scan needs n >= 1", n));
-      Sizes s = kind;
-      s["n"] = n;
-      out.push_back(s);
-    }
-    return out;
   }
   double device_bytes(const Sizes& s, Precision p) const override { return vector_bytes(s, p, 2); }
   std::unique_ptr<Problem> build_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {

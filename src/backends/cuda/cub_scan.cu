@@ -1,8 +1,14 @@
 // CUB baselines for scan and reduce (compiled by nvcc): DeviceScan::InclusiveSum /
-// ExclusiveSum and DeviceReduce::Sum, as cub_dot.cu is for dot. I32 goes through CUB as
-// unsigned int, the wrap-around addition the ops specify.
+// ExclusiveSum, and DeviceReduce's Sum, TransformReduce (squares) and Max, as cub_dot.cu
+// is for dot; Thrust's reduce and transform_reduce beside them. I32 goes through them as
+// unsigned int, the wrap-around arithmetic the ops specify, and as int for the maximum.
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
+#include <thrust/execution_policy.h>
+#include <cuda/functional>
+#include <limits>
+#include <thrust/reduce.h>
+#include <thrust/transform_reduce.h>
 
 #include <cstddef>
 
@@ -22,8 +28,46 @@ cudaError_t scan(bool exclusive, void* temp, std::size_t& temp_bytes, const void
 }
 
 template <class T>
-cudaError_t reduce(void* temp, std::size_t& temp_bytes, const void* x, void* result, std::size_t n, cudaStream_t s) {
-  return cub::DeviceReduce::Sum(temp, temp_bytes, static_cast<const T*>(x), static_cast<T*>(result), n, s);
+struct Square {
+  __host__ __device__ T operator()(T v) const { return v * v; }
+};
+
+template <class T>
+__global__ void square_root(T* r) {
+  *r = sqrt(*r);
+}
+
+// kind: 0 sum, 1 sum of squares, 2 its square root, 3 maximum (ops/reduce.cpp).
+template <class T>
+cudaError_t reduce(int kind, void* temp, std::size_t& temp_bytes, const void* x, void* result, std::size_t n,
+                   cudaStream_t s) {
+  const T* in = static_cast<const T*>(x);
+  T* out = static_cast<T*>(result);
+  if (kind == 3) return cub::DeviceReduce::Max(temp, temp_bytes, in, out, n, s);
+  if (kind == 0) return cub::DeviceReduce::Sum(temp, temp_bytes, in, out, n, s);
+  const cudaError_t e =
+      cub::DeviceReduce::TransformReduce(temp, temp_bytes, in, out, n, cuda::std::plus<T>{}, Square<T>{}, T(0), s);
+  if constexpr (std::is_floating_point_v<T>)
+    if (e == cudaSuccess && temp && kind == 2) {
+      square_root<<<1, 1, 0, s>>>(out);
+      return cudaGetLastError();
+    }
+  return e;
+}
+
+// Thrust returns the result to the host (a synchronisation, as its users pay); it goes
+// back into the result array for validation.
+template <class T>
+cudaError_t thrust_reduce_as(int kind, const void* x, void* result, std::size_t n, cudaStream_t s) {
+  const T* in = static_cast<const T*>(x);
+  const auto policy = thrust::cuda::par.on(s);
+  T r;
+  if (kind == 3) r = thrust::reduce(policy, in, in + n, std::numeric_limits<T>::lowest(), cuda::maximum<T>());
+  else if (kind == 0) r = thrust::reduce(policy, in, in + n, T(0));
+  else r = thrust::transform_reduce(policy, in, in + n, Square<T>{}, T(0), cuda::std::plus<T>());
+  if constexpr (std::is_floating_point_v<T>)
+    if (kind == 2) r = std::sqrt(r);
+  return cudaMemcpyAsync(result, &r, sizeof(T), cudaMemcpyHostToDevice, s);
 }
 
 }  // namespace
@@ -37,12 +81,23 @@ cudaError_t cub_scan(Precision p, bool exclusive, void* temp, std::size_t& temp_
   }
 }
 
-cudaError_t cub_reduce(Precision p, void* temp, std::size_t& temp_bytes, const void* x, void* result, std::size_t n,
-                       cudaStream_t s) {
+cudaError_t cub_reduce(Precision p, int kind, void* temp, std::size_t& temp_bytes, const void* x, void* result,
+                       std::size_t n, cudaStream_t s) {
   switch (p) {
-    case Precision::D: return reduce<double>(temp, temp_bytes, x, result, n, s);
-    case Precision::I32: return reduce<unsigned>(temp, temp_bytes, x, result, n, s);
-    default: return reduce<float>(temp, temp_bytes, x, result, n, s);
+    case Precision::D: return reduce<double>(kind, temp, temp_bytes, x, result, n, s);
+    case Precision::I32:
+      return kind == 3 ? reduce<int>(kind, temp, temp_bytes, x, result, n, s)
+                       : reduce<unsigned>(kind, temp, temp_bytes, x, result, n, s);
+    default: return reduce<float>(kind, temp, temp_bytes, x, result, n, s);
+  }
+}
+
+cudaError_t thrust_reduce(Precision p, int kind, const void* x, void* result, std::size_t n, cudaStream_t s) {
+  switch (p) {
+    case Precision::D: return thrust_reduce_as<double>(kind, x, result, n, s);
+    case Precision::I32:
+      return kind == 3 ? thrust_reduce_as<int>(kind, x, result, n, s) : thrust_reduce_as<unsigned>(kind, x, result, n, s);
+    default: return thrust_reduce_as<float>(kind, x, result, n, s);
   }
 }
 

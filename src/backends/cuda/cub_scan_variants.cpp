@@ -14,6 +14,7 @@ struct CubScanCall : CudaCall {
   std::size_t temp_bytes = 0;
   std::size_t n() const { return static_cast<std::size_t>(size("n")); }
   bool exclusive() const { return size("exclusive") != 0; }
+  int kind() const { return prob->sizes.contains("kind") ? static_cast<int>(size("kind")) : 0; }
 };
 
 const std::vector<Precision> kSDI{Precision::S, Precision::D, Precision::I32};
@@ -42,12 +43,23 @@ const bool registered_cub_scan_variants = [] {
       [scan](CubScanCall& c) { alloc_temp(c, [&](void* t) { return scan(c, t); }); });
 
   auto reduce = [](CubScanCall& c, void* temp) {
-    return cub_reduce(c.prob->prec, temp, c.temp_bytes, c.ptr("x"), c.ptr("result"), c.n(), c.dev->stream());
+    return cub_reduce(c.prob->prec, c.kind(), temp, c.temp_bytes, c.ptr("x"), c.ptr("result"), c.n(),
+                      c.dev->stream());
   };
   register_code_variant<CubScanCall>(
-      cub_info("reduce", "CUB DeviceReduce::Sum (nvcc; I32 as unsigned int); temporary storage allocated before timing"),
+      cub_info("reduce", "CUB DeviceReduce::Sum, TransformReduce of squares (then a square root for @norm2) or Max "
+                         "(nvcc; I32 as unsigned int, as int for the maximum); temporary storage allocated before "
+                         "timing"),
       [reduce](CubScanCall& c) { HB_CUDA(reduce(c, c.temp->native()), c.dev->id()); },
       [reduce](CubScanCall& c) { alloc_temp(c, [&](void* t) { return reduce(c, t); }); });
+  auto info = cub_info("reduce", "Thrust reduce / transform_reduce on the device's stream: its own temporary storage "
+                                 "in every call, the result back through the host, both timed, as Thrust's users "
+                                 "pay them");
+  info.name = "thrust";
+  info.library = "Thrust";
+  register_code_variant<CubScanCall>(info, [](CubScanCall& c) {
+    HB_CUDA(thrust_reduce(c.prob->prec, c.kind(), c.ptr("x"), c.ptr("result"), c.n(), c.dev->stream()), c.dev->id());
+  });
   return true;
 }();
 

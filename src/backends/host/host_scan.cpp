@@ -3,7 +3,10 @@
 // overflow's undefined behaviour.
 #include <omp.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <functional>
 #include <numeric>
 
 #include "backends/host/host_variant.hpp"
@@ -67,18 +70,58 @@ void scan_omp(const HostCall& c) {
   });
 }
 
+// reduce's kind (ops/reduce.cpp): 0 sum, 1 sum of squares, 2 its square root, 3 max.
+int reduce_kind(const HostCall& c) { return c.prob->sizes.contains("kind") ? static_cast<int>(c.size("kind")) : 0; }
+
+// The maximum compares I32 as int32 (T), the sums wrap as uint32 (A).
+template <class F>
+void with_reduce_types(const HostCall& c, F&& f) {
+  with_sum_type(c.prob->prec, [&]<class U>() {
+    using A = std::conditional_t<std::is_integral_v<U>, std::uint32_t, U>;
+    f.template operator()<U, A>(c.ptr<U>("x"), c.ptr<A>("result"));
+    return 0;
+  });
+}
+
+template <class A>
+A finish(int kind, A s) {
+  if constexpr (std::is_floating_point_v<A>)
+    if (kind == 2) return std::sqrt(s);
+  return s;
+}
+
 void reduce_std(const HostCall& c) {
   const auto n = static_cast<std::size_t>(c.size("n"));
-  with_arith(c, "result", [&]<class A>(const A* x, A* r) { *r = std::reduce(x, x + n, A(0)); });
+  const int kind = reduce_kind(c);
+  with_reduce_types(c, [&]<class T, class A>(const T* x, A* r) {
+    const A* xa = reinterpret_cast<const A*>(x);
+    if (kind == 3) *r = static_cast<A>(*std::max_element(x, x + n));
+    else if (kind == 0) *r = std::reduce(xa, xa + n, A(0));
+    else *r = finish(kind, std::transform_reduce(xa, xa + n, A(0), std::plus<>(), [](A v) { return v * v; }));
+  });
 }
 
 void reduce_omp(const HostCall& c) {
   const auto n = static_cast<std::size_t>(c.size("n"));
-  with_arith(c, "result", [&]<class A>(const A* __restrict x, A* r) {
+  const int kind = reduce_kind(c), threads = static_cast<int>(c.param("THREADS"));
+  with_reduce_types(c, [&]<class T, class A>(const T* __restrict x, A* r) {
+    const A* __restrict xa = reinterpret_cast<const A*>(x);
+    if (kind == 3) {
+      T m = x[0];
+#pragma omp parallel for simd schedule(static) num_threads(threads) reduction(max : m)
+      for (std::size_t i = 0; i < n; ++i) m = std::max(m, x[i]);
+      *r = static_cast<A>(m);
+      return;
+    }
     A s = 0;
-#pragma omp parallel for simd schedule(static) num_threads(c.param("THREADS")) reduction(+ : s)
-    for (std::size_t i = 0; i < n; ++i) s += x[i];
-    *r = s;
+    if (kind == 0) {
+#pragma omp parallel for simd schedule(static) num_threads(threads) reduction(+ : s)
+      for (std::size_t i = 0; i < n; ++i) s += xa[i];
+    } else {
+#pragma omp parallel for simd schedule(static) num_threads(threads) reduction(+ : s)
+      for (std::size_t i = 0; i < n; ++i) s += xa[i] * xa[i];
+    }
+    *r = finish(kind, s);
   });
 }
 
@@ -86,8 +129,8 @@ const bool registered_host_scan =
     add_host_code("scan", "std", "std::inclusive_scan / std::exclusive_scan, sequential", {}, scan_std, kSDI) &&
     add_host_code("scan", "omp", "OpenMP two-pass: range sums, their prefix, then each range scanned from its offset",
                   {threads_param()}, scan_omp, kSDI) &&
-    add_host_code("reduce", "std", "std::reduce, sequential", {}, reduce_std, kSDI) &&
-    add_host_code("reduce", "omp", "OpenMP parallel for simd reduction", {threads_param()}, reduce_omp, kSDI);
+    add_host_code("reduce", "std", "std::reduce (std::transform_reduce for squares, std::max_element), sequential", {}, reduce_std, kSDI) &&
+    add_host_code("reduce", "omp", "OpenMP parallel for simd reduction (+ or max)", {threads_param()}, reduce_omp, kSDI);
 
 }  // namespace
 }  // namespace hetbench

@@ -206,6 +206,8 @@ RunPlan plan_run(const RunSpec& spec, std::uint64_t seed, const Op& op,
       for (auto p : spec.precisions) {
         if (!r.input_errors[si].empty()) continue;
         const auto& s = r.sizes[si];
+        if (auto why = op.problem_misfit(s, p); !why.empty())
+          throw Error(fmt::format("{} {} at {}: {}", spec.op, name(p), format_sizes(s), why));
         auto need = op.device_bytes(s, p);
         const auto& di = d->info();
         if (auto why = op.device_fit(s, p, di); !why.empty())
