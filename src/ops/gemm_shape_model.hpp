@@ -59,24 +59,24 @@ struct ModelDevice {
   int threads_per_sm = 2048;
   int blocks_per_sm = 32;
   double smem_per_sm = 228 * 1024;
-  double l2_bytes_per_clock = 23.31; // one SM's share of L2 bandwidth, as the tiles see it
+  double l2_bytes_per_clock = 64; // one SM's share of L2 bandwidth, as the tiles see it
   double dram_bytes_per_s = 4.0e12;
   double launch_s = 4e-6;           // a launch, start to end, empty
-  double block_fixed_clocks = 3506;  // a block's prologue: the first k-tile's latency
-  double warps_to_hide = 10.91;     // resident warps from which latency is hidden ...
-  double hiding_exponent = 0.4479;  // ... as (warps / warps_to_hide)^hiding_exponent below
-  double sustained = 0.844;         // the share of the SM's multiply-add rate a main loop sustains
-  double step_clocks = 4.661;        // a block's k-step beyond its multiply-adds (loop, barrier share)
-  double mma_fragment_slots = 0.9416; // mma: issue slots per fragment element a warp loads per k-step
+  double block_fixed_clocks = 1754;  // a block's prologue: the first k-tile's latency
+  double warps_to_hide = 10.78;     // resident warps from which latency is hidden ...
+  double hiding_exponent = 0.524;  // ... as (warps / warps_to_hide)^hiding_exponent below
+  double sustained = 0.6905;         // the share of the SM's multiply-add rate a main loop sustains
+  double step_clocks = 7.513;        // a block's k-step beyond its multiply-adds (loop, barrier share)
+  double mma_fragment_slots = 1.27; // mma: issue slots per fragment element a warp loads per k-step
   // SIMT, issue slots of a k-tile's global-to-shared copy beyond the loop's, by the
   // operand's path (its stored rows along k or along m/n; its leading dimension a multiple
   // of V, the elements of a 16-byte access, or not): along k and a multiple of V, per slot
   // of V (one 16-byte load, V transposed scalar stores); along k otherwise, per element
   // (the element path: a load and a store each); along m/n, not a multiple of V, per slot
   // (V scalar loads, one 16-byte store); along m/n and a multiple of V, none.
-  double transposed_slot_slots = 98.62;
-  double element_slots = 25.17;
-  double scalar_slot_slots = 53.6;
+  double transposed_slot_slots = 86.38;
+  double element_slots = 27;
+  double scalar_slot_slots = 2.33;
   static ModelDevice of(const DeviceInfo& d);
 };
 

@@ -172,13 +172,30 @@ double fit_objective(const std::vector<PickQuality>& q) {
   return sum;
 }
 
+namespace {
+constexpr double kMaxL2BytesPerClock = 64;
+
+// The search moves in the four significant digits the constants are written with
+// (tools/gemm_model_fit prints them so): the picks change in steps, and constants rounded
+// after the search could pick otherwise than the search saw.
+double four_digits(double x) {
+  if (x == 0 || !std::isfinite(x)) return x;
+  const double scale = std::pow(10.0, 3 - std::floor(std::log10(std::fabs(x))));
+  return std::round(x * scale) / scale;
+}
+}  // namespace
+
 bool plausible(const ModelDevice& d) {
   // A 16-byte slot of four floats on the element path (four loads, four stores) costs at
   // least what the vector path's one load and four transposed stores cost, and the scalar
   // path (four loads, one store) no more than the element path: the copy costs the fit may
   // trade must keep the order the instructions have, or the model prefers odd sizes.
-  return d.element_slots * 4 >= d.transposed_slot_slots && d.scalar_slot_slots <= d.element_slots * 4 &&
-         d.sustained > 0 && d.sustained <= 1;
+  // An SM's share of the L2 stays under what one SM can take in (64 bytes a clock on
+  // Hopper): above it the feed term would drop out of the model rather than be fitted.
+  // The element path's slot is four loads and four stores to the vector path's one load
+  // and four stores: at least a quarter dearer, or odd k would predict as fast as even k.
+  return d.element_slots * 4 >= 1.25 * d.transposed_slot_slots && d.scalar_slot_slots <= d.element_slots * 4 &&
+         d.sustained > 0 && d.sustained <= 1 && d.l2_bytes_per_clock <= kMaxL2BytesPerClock;
 }
 
 FitResult fit_constants(const std::vector<CalibrationSet>& sets, const ModelDevice& start, int steps,
@@ -201,7 +218,7 @@ FitResult fit_constants(const std::vector<CalibrationSet>& sets, const ModelDevi
     ModelDevice trial = best.constants;
     for (int i = how_many(rng); i > 0; --i) {
       double& c = trial.*kFitted[which(rng)].field;  // drawn before its factor: a seed's search stays as it was
-      c *= std::exp(factor(rng));
+      c = four_digits(c * std::exp(factor(rng)));
     }
     trial.sustained = std::min(trial.sustained, 1.0);  // a share of the peak
     if (!plausible(trial)) continue;
