@@ -329,6 +329,12 @@ TEST(CudaBackend, AllVariantsValidate) {
     }
     if (v->op == "scan")
       for (const auto& s : sizes) vsizes.push_back(s + "@exclusive");
+    // reduce's other kinds, at sizes that fill no tile (@norm2 has no I32, which every
+    // variant here has: it shares @sumsq's kernels but for the final square root, and
+    // CudaNvrtc compiles it).
+    if (v->op == "reduce")
+      for (const char* kind : {"@sumsq", "@max"})
+        for (const char* n : {"7", "4097", "1048579"}) vsizes.push_back(std::string(n) + kind);
     // A pointer chase's working set is whole 64-byte slots, at least two.
     if (v->op == "pchase") vsizes = {"128", "4096+192", "2^20"};
     // Laid-out records (docs/layouts.md): every shipped layout, at sizes whose host

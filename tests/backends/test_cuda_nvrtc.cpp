@@ -41,7 +41,8 @@ class SourceCapture final : public Device {
   DeviceInfo info_;
 };
 
-// A few problems per op: odd sizes, every GEMM layout, the double-word storages, both scan kinds.
+// A few problems per op: odd sizes, every GEMM layout, the double-word storages, both scan
+// kinds, every reduce kind.
 std::vector<Sizes> problems(const Op& op, Precision p) {
   std::vector<std::string> tokens;
   const bool dw = p == Precision::DF || p == Precision::DD;
@@ -58,6 +59,10 @@ std::vector<Sizes> problems(const Op& op, Precision p) {
                                        : std::vector<std::string>{"129x65x33@NN", "129x65x33@NT", "129x65x33@TN",
                                                                   "129x65x33@TT", "64@TN", "64@TT"};
   else if (op.name() == "scan") tokens = {"1000003", "1000003@exclusive"};
+  else if (op.name() == "reduce") {
+    tokens = {"1000003", "1000003@sumsq", "1000003@max"};
+    if (p != Precision::I32) tokens.push_back("1000003@norm2");
+  }
   else if (op.name() == "copy_strided") tokens = {"1000003", "1000003@offset=3@stride=5"};
   else if (op.name() == "gather") tokens = {"1000003@random", "1000003@blocked=32@scatter"};
   else if (op.name() == "pchase") tokens = {"2^16@loads=1000"};
@@ -76,8 +81,9 @@ std::vector<Sizes> problems(const Op& op, Precision p) {
 }
 
 // The defaults, and for register caps (peak reg_pressure: MINB, MAXREG) and SpMV's threads
-// per row (TPR: 64 takes a shared-memory path) each alone at its largest value, and GEMM's
-// split-K at 3 slices, so that those builds compile too.
+// per row (TPR: 64 takes a shared-memory path) each alone at its largest value, reduce's
+// LOAD and BLOCK at each of their values, and GEMM's split-K at 3 slices, so that those
+// builds compile too.
 std::vector<ParamValues> nvrtc_param_sets(const Variant& v) {
   std::vector<ParamValues> out{v.defaults()};
   for (const char* cap : {"MINB", "MAXREG", "TPR"})
@@ -86,6 +92,15 @@ std::vector<ParamValues> nvrtc_param_sets(const Variant& v) {
       pv[cap] = d->values.back();
       out.push_back(pv);
     }
+  // reduce's cache operators and block algorithms: each value alone.
+  for (const char* choice : {"LOAD", "BLOCK"})
+    if (const ParamDef* d = v.param(choice))
+      for (long long x : d->values)
+        if (x != v.defaults().at(choice)) {
+          ParamValues pv = v.defaults();
+          pv[choice] = x;
+          out.push_back(pv);
+        }
   // Split-K (gemm regblock, dmma): 3 slices, which the odd problems' k-tiles allow.
   if (const ParamDef* d = v.param("SPLITK"); d && std::find(d->values.begin(), d->values.end(), 3) != d->values.end()) {
     ParamValues pv = v.defaults();
