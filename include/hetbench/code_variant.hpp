@@ -38,6 +38,12 @@ struct CallBase {
   }
   double scalar(const std::string& name) const { return prob->scalar(name)->value; }
   std::int64_t size(const std::string& name) const { return prob->sizes.at(name); }
+  // An optional size key (an optional choice's index), `absent` where the problem does not
+  // name it (Axis: absent means the first value).
+  std::int64_t size_or(const std::string& name, std::int64_t absent) const {
+    auto it = prob->sizes.find(name);
+    return it == prob->sizes.end() ? absent : it->second;
+  }
   long long param(const std::string& name) const { return params.at(name); }
   bool dbl() const { return prob->prec == Precision::D; }
   // Runs before prepare and before every run.

@@ -187,13 +187,12 @@ double four_digits(double x) {
 
 bool plausible(const ModelDevice& d) {
   // A 16-byte slot of four floats on the element path (four loads, four stores) costs at
-  // least what the vector path's one load and four transposed stores cost, and the scalar
-  // path (four loads, one store) no more than the element path: the copy costs the fit may
-  // trade must keep the order the instructions have, or the model prefers odd sizes.
-  // An SM's share of the L2 stays under what one SM can take in (64 bytes a clock on
-  // Hopper): above it the feed term would drop out of the model rather than be fitted.
-  // The element path's slot is four loads and four stores to the vector path's one load
-  // and four stores: at least a quarter dearer, or odd k would predict as fast as even k.
+  // least a quarter more than the vector path's one load and four transposed stores (or
+  // odd k would predict as fast as even k), and the scalar path (four loads, one store) no
+  // more than the element path: the copy costs the fit may trade keep the order the
+  // instructions have. An SM's share of the L2 stays under what one SM can take in (64
+  // bytes a clock on Hopper): above it the feed term would drop out of the model rather
+  // than be fitted.
   return d.element_slots * 4 >= 1.25 * d.transposed_slot_slots && d.scalar_slot_slots <= d.element_slots * 4 &&
          d.sustained > 0 && d.sustained <= 1 && d.l2_bytes_per_clock <= kMaxL2BytesPerClock;
 }

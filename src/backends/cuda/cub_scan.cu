@@ -4,13 +4,15 @@
 // unsigned int, the wrap-around arithmetic the ops specify, and as int for the maximum.
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
-#include <thrust/execution_policy.h>
 #include <cuda/functional>
-#include <limits>
+#include <thrust/execution_policy.h>
 #include <thrust/reduce.h>
 #include <thrust/transform_reduce.h>
 
+#include <cmath>
 #include <cstddef>
+#include <limits>
+#include <type_traits>
 
 #include "backends/cuda/cub_scan.hpp"
 

@@ -14,7 +14,7 @@ struct CubScanCall : CudaCall {
   std::size_t temp_bytes = 0;
   std::size_t n() const { return static_cast<std::size_t>(size("n")); }
   bool exclusive() const { return size("exclusive") != 0; }
-  int kind() const { return prob->sizes.contains("kind") ? static_cast<int>(size("kind")) : 0; }
+  int kind() const { return static_cast<int>(size_or("kind", 0)); }  // reduce's kind; 0 sum
 };
 
 const std::vector<Precision> kSDI{Precision::S, Precision::D, Precision::I32};

@@ -37,7 +37,7 @@ void strided(const HostCall& c, int threads) {
 void gather(const HostCall& c, int threads) {
   with_real(c.prob->prec, [&]<class T>() {
     const auto n = static_cast<std::size_t>(c.size("n"));
-    const bool scatter = c.prob->sizes.count("scatter") && c.size("scatter") != 0;
+    const bool scatter = c.size_or("scatter", 0) != 0;
     const T* __restrict x = c.ptr<T>("x");
     const auto* __restrict idx = c.ptr<std::uint32_t>("idx");
     T* __restrict y = c.ptr<T>("y");

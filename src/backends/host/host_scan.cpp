@@ -70,8 +70,9 @@ void scan_omp(const HostCall& c) {
   });
 }
 
-// reduce's kind (ops/reduce.cpp): 0 sum, 1 sum of squares, 2 its square root, 3 max.
-int reduce_kind(const HostCall& c) { return c.prob->sizes.contains("kind") ? static_cast<int>(c.size("kind")) : 0; }
+// reduce's kind (ops/reduce.cpp): 0 sum (also when not named), 1 sum of squares, 2 its
+// square root, 3 max.
+int reduce_kind(const HostCall& c) { return static_cast<int>(c.size_or("kind", 0)); }
 
 // The maximum compares I32 as int32 (T), the sums wrap as uint32 (A).
 template <class F>
@@ -129,8 +130,10 @@ const bool registered_host_scan =
     add_host_code("scan", "std", "std::inclusive_scan / std::exclusive_scan, sequential", {}, scan_std, kSDI) &&
     add_host_code("scan", "omp", "OpenMP two-pass: range sums, their prefix, then each range scanned from its offset",
                   {threads_param()}, scan_omp, kSDI) &&
-    add_host_code("reduce", "std", "std::reduce (std::transform_reduce for squares, std::max_element), sequential", {}, reduce_std, kSDI) &&
-    add_host_code("reduce", "omp", "OpenMP parallel for simd reduction (+ or max)", {threads_param()}, reduce_omp, kSDI);
+    add_host_code("reduce", "std", "std::reduce (std::transform_reduce for squares, std::max_element), sequential", {},
+                  reduce_std, kSDI) &&
+    add_host_code("reduce", "omp", "OpenMP parallel for simd reduction (+ or max)", {threads_param()}, reduce_omp,
+                  kSDI);
 
 }  // namespace
 }  // namespace hetbench
