@@ -327,8 +327,12 @@ TEST(CudaBackend, AllVariantsValidate) {
       if (dw)  // double-word variants in both storages (matrix suffix @soa)
         for (std::size_t i = 0, n = inputs.size(); i < n; ++i) inputs.push_back(inputs[i] + "@soa");
     }
+    // scan's exclusive kind, and its transformed input (the prefix sum of squares).
     if (v->op == "scan")
-      for (const auto& s : sizes) vsizes.push_back(s + "@exclusive");
+      for (const auto& s : sizes) {
+        vsizes.push_back(s + "@exclusive");
+        vsizes.push_back(s + "@square");
+      }
     // reduce's other kinds, at sizes that fill no tile (@norm2 has no I32, which every
     // variant here has: it shares @sumsq's kernels but for the final square root, and
     // CudaNvrtc compiles it).

@@ -42,7 +42,7 @@ class SourceCapture final : public Device {
 };
 
 // A few problems per op: odd sizes, every GEMM layout, the double-word storages, both scan
-// kinds, every reduce kind.
+// kinds and its squared input, every reduce kind.
 std::vector<Sizes> problems(const Op& op, Precision p) {
   std::vector<std::string> tokens;
   const bool dw = p == Precision::DF || p == Precision::DD;
@@ -58,7 +58,7 @@ std::vector<Sizes> problems(const Op& op, Precision p) {
   if (op.name() == "gemm") tokens = dw ? std::vector<std::string>{"129x65x33@NT", "64@soa", "64@TN@d64"}
                                        : std::vector<std::string>{"129x65x33@NN", "129x65x33@NT", "129x65x33@TN",
                                                                   "129x65x33@TT", "64@TN", "64@TT"};
-  else if (op.name() == "scan") tokens = {"1000003", "1000003@exclusive"};
+  else if (op.name() == "scan") tokens = {"1000003", "1000003@exclusive", "1000003@square@exclusive"};
   else if (op.name() == "reduce") {
     tokens = {"1000003", "1000003@sumsq", "1000003@max"};
     if (p != Precision::I32) tokens.push_back("1000003@norm2");

@@ -1,6 +1,7 @@
 // SCAN: every host and OpenCL variant validates in S, D and I32, inclusive and
-// exclusive, on sizes that are multiples of no work-group or tile size; the op's check
-// rejects wrong, shifted and unwritten results; bad input gets one clear error.
+// exclusive, of x and of its squares (@square), on sizes that are multiples of no
+// work-group or tile size; the op's check rejects wrong, shifted and unwritten results;
+// bad input gets one clear error.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -26,10 +27,15 @@ TEST(Scan, InclusiveVariantsValidate) {
 TEST(Scan, ExclusiveVariantsValidate) {
   EXPECT_GT(test::validate_every_variant("scan", with_kind("exclusive"), test::kPrefixSweep).size(), 0u);
 }
+TEST(Scan, SquaredInputVariantsValidate) {
+  auto sizes = with_kind("square");
+  for (const auto& s : with_kind("square@exclusive")) sizes.push_back(s);
+  EXPECT_GT(test::validate_every_variant("scan", sizes, test::kPrefixSweep).size(), 0u);
+}
 
-// The host's own scan of the problem's x, as the op's output bytes.
+// The host's own scan of the problem's x (or of its squares), as the op's output bytes.
 template <class T>
-Outputs host_scan(const Problem& p, bool exclusive) {
+Outputs host_scan(const Problem& p, bool exclusive, bool square = false) {
   using A = std::conditional_t<std::is_integral_v<T>, std::uint32_t, T>;
   const auto& x = p.array("x");
   hetbench::Bytes y(x.bytes());
@@ -38,7 +44,7 @@ Outputs host_scan(const Problem& p, bool exclusive) {
   A run = 0;
   for (std::size_t i = 0; i < x.count; ++i) {
     if (exclusive) out[i] = run;
-    run += in[i];
+    run += square ? in[i] * in[i] : in[i];
     if (!exclusive) out[i] = run;
   }
   return {{"y", y}};
@@ -76,6 +82,29 @@ TEST(Scan, CheckCatchesWrongResults) {
   check_catches<std::int32_t>(Precision::I32);
 }
 
+// @square: the scan of the squares passes, the scan of x itself (what a kernel that
+// ignored SQUARE would write) fails, and the records say which input was scanned.
+template <class T>
+void check_square(Precision prec) {
+  const Op& op = find_op("scan");
+  for (const bool excl : {false, true}) {
+    auto prob = op.make_problem(op.parse_sizes(excl ? "4097@square@exclusive" : "4097@square").at(0), prec, 5);
+    EXPECT_EQ(prob->sizes.at("square"), 1);
+    EXPECT_EQ(prob->features.at("input"), "square");
+    EXPECT_TRUE(op.validate(*prob, host_scan<T>(*prob, excl, true)).passed()) << name(prec) << " exclusive=" << excl;
+    EXPECT_FALSE(op.validate(*prob, host_scan<T>(*prob, excl, false)).passed()) << name(prec);
+  }
+  auto plain = op.make_problem(op.parse_sizes("4097").at(0), prec, 5);
+  EXPECT_FALSE(plain->sizes.contains("square"));  // records of plain scans stay as they were
+  EXPECT_FALSE(op.validate(*plain, host_scan<T>(*plain, false, true)).passed()) << name(prec);
+}
+
+TEST(Scan, SquaredInputCheckCatchesTheUnsquaredScan) {
+  check_square<float>(Precision::S);
+  check_square<double>(Precision::D);
+  check_square<std::int32_t>(Precision::I32);
+}
+
 // I32 inputs span the whole range: negative values, and prefix sums that wrap.
 TEST(Scan, Int32InputsWrap) {
   const Op& op = find_op("scan");
@@ -95,7 +124,7 @@ TEST(Scan, Int32InputsWrap) {
 
 TEST(Scan, BadInput) {
   test::expect_bad_input("run scan --device host --size 100@sideways",
-                         "unknown scan kind 'sideways' in size '100@sideways'");
+                         "unknown scan kind or input 'sideways' in size '100@sideways'");
   test::expect_bad_input("run scan --device host --precision DF --size 100", "op scan has no DF precision");
   test::expect_bad_input("run dot --device host --precision I32 --size 100", "op dot has no I32 precision");
 }

@@ -93,18 +93,18 @@ extern "C" __global__ void __launch_bounds__(WG) scan_decoupled(const unsigned n
 #pragma unroll
     for (int j = 0; j < IPT / VEC16; ++j) {
       const unsigned i = (j * 32 + lane) * VEC16;
-      ws[HB_PADW(i)] = q[j].x;
-      ws[HB_PADW(i + 1)] = q[j].y;
+      ws[HB_PADW(i)] = HB_SCAN_IN(q[j].x);
+      ws[HB_PADW(i + 1)] = HB_SCAN_IN(q[j].y);
 #if VEC16 == 4
-      ws[HB_PADW(i + 2)] = q[j].z;
-      ws[HB_PADW(i + 3)] = q[j].w;
+      ws[HB_PADW(i + 2)] = HB_SCAN_IN(q[j].z);
+      ws[HB_PADW(i + 3)] = HB_SCAN_IN(q[j].w);
 #endif
     }
   } else {
 #pragma unroll
     for (int k = 0; k < IPT; ++k) {
       const unsigned i = k * 32 + lane;
-      ws[HB_PADW(i)] = base + i < n ? x[base + i] : REAL(0);
+      ws[HB_PADW(i)] = base + i < n ? HB_SCAN_IN(x[base + i]) : REAL(0);
     }
   }
   __syncwarp();

@@ -23,7 +23,7 @@ __device__ __forceinline__ void hb_tile_load(const unsigned n, const REAL* __res
 #pragma unroll
   for (int k = 0; k < IPT; ++k) {
     const unsigned i = k * WG + threadIdx.x;
-    smem[HB_PAD(i)] = base + i < n ? __ldg(&x[base + i]) : REAL(0);
+    smem[HB_PAD(i)] = base + i < n ? HB_SCAN_IN(__ldg(&x[base + i])) : REAL(0);
   }
   __syncthreads();
 #pragma unroll

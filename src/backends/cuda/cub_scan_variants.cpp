@@ -14,6 +14,7 @@ struct CubScanCall : CudaCall {
   std::size_t temp_bytes = 0;
   std::size_t n() const { return static_cast<std::size_t>(size("n")); }
   bool exclusive() const { return size("exclusive") != 0; }
+  bool square() const { return size_or("square", 0) != 0; }  // scan's @square
   int kind() const { return static_cast<int>(size_or("kind", 0)); }  // reduce's kind; 0 sum
 };
 
@@ -34,13 +35,27 @@ void alloc_temp(CubScanCall& c, Call&& call) {
 
 const bool registered_cub_scan_variants = [] {
   auto scan = [](CubScanCall& c, void* temp) {
-    return cub_scan(c.prob->prec, c.exclusive(), temp, c.temp_bytes, c.ptr("x"), c.ptr("y"), c.n(), c.dev->stream());
+    return cub_scan(c.prob->prec, c.exclusive(), c.square(), c.param("LOAD") != 0, temp, c.temp_bytes, c.ptr("x"),
+                    c.ptr("y"), c.n(), c.dev->stream());
   };
+  auto scan_info = cub_info("scan",
+                            "CUB DeviceScan::InclusiveSum / ExclusiveSum (nvcc; I32 as unsigned int), of squares "
+                            "through a transform iterator for @square; temporary storage allocated before timing");
+  // CUB's scan study: CUB reads a plain pointer through the read-only cache by itself,
+  // but not an iterator; LOAD=1 wraps x in CacheModifiedInputIterator<LOAD_LDG>.
+  scan_info.params = {{"LOAD", {0, 1}, 0, "0: x as a pointer; 1: through CacheModifiedInputIterator<LOAD_LDG>"}};
   register_code_variant<CubScanCall>(
-      cub_info("scan", "CUB DeviceScan::InclusiveSum / ExclusiveSum (nvcc; I32 as unsigned int); temporary storage "
-                       "allocated before timing"),
-      [scan](CubScanCall& c) { HB_CUDA(scan(c, c.temp->native()), c.dev->id()); },
+      scan_info, [scan](CubScanCall& c) { HB_CUDA(scan(c, c.temp->native()), c.dev->id()); },
       [scan](CubScanCall& c) { alloc_temp(c, [&](void* t) { return scan(c, t); }); });
+  auto thrust_scan_info = cub_info("scan", "Thrust inclusive_scan / exclusive_scan on the device's stream (of a "
+                                           "transform_iterator of squares for @square): its own temporary storage "
+                                           "in every call, timed, as Thrust's users pay it");
+  thrust_scan_info.name = "thrust";
+  thrust_scan_info.library = "Thrust";
+  register_code_variant<CubScanCall>(thrust_scan_info, [](CubScanCall& c) {
+    HB_CUDA(thrust_scan(c.prob->prec, c.exclusive(), c.square(), c.ptr("x"), c.ptr("y"), c.n(), c.dev->stream()),
+            c.dev->id());
+  });
 
   auto reduce = [](CubScanCall& c, void* temp) {
     return cub_reduce(c.prob->prec, c.kind(), temp, c.temp_bytes, c.ptr("x"), c.ptr("result"), c.n(),

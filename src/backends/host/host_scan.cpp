@@ -29,12 +29,25 @@ void with_arith(const HostCall& c, const char* out, F&& f) {
 }
 
 bool exclusive(const HostCall& c) { return c.size("exclusive") != 0; }
+// The transformed input of @square (ops/scan.cpp): each term is x_j².
+bool squares(const HostCall& c) { return c.size_or("square", 0) != 0; }
+
+template <class A>
+A square(A v) {
+  return v * v;
+}
 
 void scan_std(const HostCall& c) {
   const auto n = static_cast<std::size_t>(c.size("n"));
   with_arith(c, "y", [&]<class A>(const A* x, A* y) {
-    if (exclusive(c)) std::exclusive_scan(x, x + n, y, A(0));
-    else std::inclusive_scan(x, x + n, y);
+    if (squares(c)) {
+      if (exclusive(c)) std::transform_exclusive_scan(x, x + n, y, A(0), std::plus<>(), square<A>);
+      else std::transform_inclusive_scan(x, x + n, y, std::plus<>(), square<A>);
+    } else if (exclusive(c)) {
+      std::exclusive_scan(x, x + n, y, A(0));
+    } else {
+      std::inclusive_scan(x, x + n, y);
+    }
   });
 }
 
@@ -42,7 +55,7 @@ void scan_std(const HostCall& c) {
 // prefix (sequential, one per thread), then each range scanned from its offset.
 void scan_omp(const HostCall& c) {
   const auto n = static_cast<std::size_t>(c.size("n"));
-  const bool excl = exclusive(c);
+  const bool excl = exclusive(c), sq = squares(c);
   with_arith(c, "y", [&]<class A>(const A* __restrict x, A* __restrict y) {
     const int threads = static_cast<int>(c.param("THREADS"));
     std::vector<A> offset(threads + 1, A(0));
@@ -51,21 +64,27 @@ void scan_omp(const HostCall& c) {
       const std::size_t t = omp_get_thread_num(), nt = omp_get_num_threads();
       const std::size_t b = n * t / nt, e = n * (t + 1) / nt;
       A s = 0;
+      if (sq) {
 #pragma omp simd reduction(+ : s)
-      for (std::size_t i = b; i < e; ++i) s += x[i];
+        for (std::size_t i = b; i < e; ++i) s += x[i] * x[i];
+      } else {
+#pragma omp simd reduction(+ : s)
+        for (std::size_t i = b; i < e; ++i) s += x[i];
+      }
       offset[t + 1] = s;
 #pragma omp barrier
 #pragma omp single
       for (std::size_t k = 1; k <= nt; ++k) offset[k] += offset[k - 1];
       A run = offset[t];
-      if (excl)
-        for (std::size_t i = b; i < e; ++i) {
-          const A v = x[i];
+      for (std::size_t i = b; i < e; ++i) {
+        const A v = sq ? x[i] * x[i] : x[i];
+        if (excl) {
           y[i] = run;
           run += v;
+        } else {
+          y[i] = run += v;
         }
-      else
-        for (std::size_t i = b; i < e; ++i) y[i] = run += x[i];
+      }
     }
   });
 }
@@ -98,7 +117,7 @@ void reduce_std(const HostCall& c) {
     const A* xa = reinterpret_cast<const A*>(x);
     if (kind == 3) *r = static_cast<A>(*std::max_element(x, x + n));
     else if (kind == 0) *r = std::reduce(xa, xa + n, A(0));
-    else *r = finish(kind, std::transform_reduce(xa, xa + n, A(0), std::plus<>(), [](A v) { return v * v; }));
+    else *r = finish(kind, std::transform_reduce(xa, xa + n, A(0), std::plus<>(), square<A>));
   });
 }
 
