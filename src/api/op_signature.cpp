@@ -29,6 +29,13 @@ Axis Axis::dimension(std::string name, std::string doc) {
   return a;
 }
 
+Axis Axis::opt_in_dimension(std::string name, std::int64_t absent, std::string doc) {
+  Axis a = dimension(std::move(name), std::move(doc));
+  a.optional = a.opt_in = true;
+  a.absent_value = absent;
+  return a;
+}
+
 Axis Axis::choice(std::string name, std::vector<std::string> values, std::string doc, bool indicators, bool optional) {
   Axis a;
   a.name = std::move(name);
@@ -104,7 +111,10 @@ std::string OpSignature::check(const Sizes& s) const {
   for (const auto& a : axes) {
     if (a.kind == Axis::Kind::Dimension) {
       auto it = s.find(a.name);
-      if (it == s.end()) return fmt::format("dimension '{}' is missing", a.name);
+      if (it == s.end()) {
+        if (a.optional) continue;
+        return fmt::format("dimension '{}' is missing", a.name);
+      }
       if (it->second < 0) return fmt::format("dimension {} = {} is negative", a.name, it->second);
       continue;
     }

@@ -61,11 +61,15 @@ Vars device_vars(const DeviceInfo& d, Precision p) {
 
 Vars problem_vars(const DeviceInfo& d, const std::string& op, const Sizes& s, Precision p) {
   Vars vars = device_vars(d, p);
-  // An optional choice's absent keys mean its first value (op.hpp): expressions see 0.
+  // An optional choice's absent keys mean its first value (op.hpp): expressions see 0;
+  // an optional dimension's absence means its absent_value.
   if (const Op* o = op_named(op))
-    for (const auto& a : o->signature().axes)
+    for (const auto& a : o->signature().axes) {
       if (a.kind == Axis::Kind::Choice)
         for (const auto& k : a.keys()) vars[k] = 0;
+      else if (a.optional)
+        vars[a.name] = static_cast<double>(a.absent_value);
+    }
   for (const auto& [k, v] : s) vars[k] = static_cast<double>(v);
   return vars;
 }
@@ -81,9 +85,22 @@ std::string Variant::unsupported_reason(const Device& dev, Precision p) const {
   return "";
 }
 
+std::string Variant::missing_axis(const Sizes& s) const {
+  const Op* o = op_named(op);
+  if (!o) return "";
+  for (const auto& a : o->signature().axes) {
+    if (!a.opt_in || std::find(axes.begin(), axes.end(), a.name) != axes.end()) continue;
+    auto it = s.find(a.name);
+    if (it != s.end() && it->second != a.absent_value)
+      return fmt::format("{} does not implement @{} ({} = {}): {}", id(), a.name, a.name, it->second, a.doc);
+  }
+  return "";
+}
+
 std::string Variant::violated_constraint(const Device& dev, const Sizes& s, Precision p, const ParamValues& pv) const {
   if (unavailable)
     if (auto why = unavailable(dev); !why.empty()) return why;
+  if (auto why = missing_axis(s); !why.empty()) return why;
   Vars vars = problem_vars(dev.info(), op, s, p);
   for (const auto& [k, v] : pv) vars[k] = static_cast<double>(v);
   for (const auto& c : constraints)

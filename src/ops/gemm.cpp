@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 
 #include "util/ranges.hpp"
 #include "ops/gemm_problem.hpp"
@@ -40,8 +41,8 @@ using gemm_detail::GemmProblem;
 
 std::string malformed(const std::string& token) {
   return fmt::format(
-      "malformed GEMM size '{}': expected N, MxNxK or a range, optionally @NN|NT|TN|TT, @plain, @erange=4|10|20|40 "
-      "and for DF and DD @aos|soa|d64",
+      "malformed GEMM size '{}': expected N, MxNxK or a range, optionally @NN|NT|TN|TT, @plain, @erange=4|10|20|40, "
+      "@iter=N and for DF and DD @aos|soa|d64",
       token);
 }
 
@@ -62,7 +63,7 @@ class GemmOp final : public Op {
          {"beta", false}, {"beta_hi", false}, {"beta_lo", false},
          {"m", false, Elem::Int}, {"n", false, Elem::Int}, {"k", false, Elem::Int}},
         {Axis::dimension("m", "rows of C"), Axis::dimension("n", "columns of C"), Axis::dimension("k", "inner dimension"),
-         trans_a_axis(), trans_b_axis(), gemm_storage_axis(), form_axis(), erange_axis()}};
+         trans_a_axis(), trans_b_axis(), gemm_storage_axis(), form_axis(), erange_axis(), iter_axis()}};
     return sig;
   }
 
@@ -87,19 +88,31 @@ class GemmOp final : public Op {
     Sizes common;  // the suffixes' axes, the same for every size of the token
     trans_a_axis().set(common, std::size_t{0});
     trans_b_axis().set(common, std::size_t{0});
-    bool layout = false, storage = false, form = false, erange = false;
+    bool layout = false, storage = false, form = false, erange = false, iter = false;
     if (auto at = token.find('@'); at != std::string::npos) {
       dims = token.substr(0, at);
       while (at != std::string::npos) {
         const auto next = token.find('@', at + 1);
         std::string suf = token.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
         at = next;
+        const std::string raw = suf;  // as written, for messages
         if (suf.find(',') != std::string::npos)
           throw Error(fmt::format("GEMM size '{}': a suffix (@{}) applies to every size of the list before it and "
                                   "ends the token; give each layout or storage its own --size (or sizes entry), "
                                   "e.g. --size 256@NT --size 256@TN",
                                   token, suf.substr(0, suf.find(','))));
         for (auto& c : suf) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        if (suf.rfind("ITER=", 0) == 0) {
+          long long v = 0;
+          const std::string num = suf.substr(5);
+          const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+          if (iter || ec != std::errc{} || end != num.data() + num.size() || v < 1 || v > kMaxIter)
+            throw Error(fmt::format("GEMM size '{}': iter must be a whole number from 1 to {} (once), not '@{}'", token,
+                                    kMaxIter, raw));
+          if (v > 1) common["iter"] = v;
+          iter = true;
+          continue;
+        }
         if (suf.rfind("ERANGE=", 0) == 0) {
           if (erange || !erange_axis().set(common, suf.substr(7)))
             throw Error(fmt::format("GEMM size '{}': erange must be one of 4, 10, 20, 40 (once)", token));
@@ -118,6 +131,14 @@ class GemmOp final : public Op {
       }
     }
     if (dims.empty()) throw Error(malformed(token));
+    // Each iteration computes C = op(A)·op(B) anew (gemm_problem.hpp): @iter means @plain.
+    if (common.contains("iter")) {
+      if (form && !plain_form(common))
+        throw Error(fmt::format("GEMM size '{}': @iter multiplies in the plain form (C = op(A)·op(B) each time, as "
+                                "the walk-through's loop does); leave out @scaled",
+                                token));
+      form_axis().set(common, std::string("plain"));
+    }
     std::vector<std::array<long long, 3>> mnk;
     std::size_t start = 0;
     while (start <= dims.size()) {
@@ -204,9 +225,12 @@ class GemmOp final : public Op {
     prob->scalars.push_back({"m", true, static_cast<double>(m)});
     prob->scalars.push_back({"n", true, static_cast<double>(n)});
     prob->scalars.push_back({"k", true, static_cast<double>(k)});
-    prob->flops = 2.0 * m * n * k;
-    prob->min_bytes = static_cast<double>(info(p).bytes) * (m * k + k * n + (plain ? 1.0 : 2.0) * m * n);
+    // @iter=N: N products, each reading A and B and writing C at least.
+    const double iter = static_cast<double>(gemm_detail::iterations(s));
+    prob->flops = iter * 2.0 * m * n * k;
+    prob->min_bytes = iter * static_cast<double>(info(p).bytes) * (m * k + k * n + (plain ? 1.0 : 2.0) * m * n);
     prob->features["layout"] = std::string(ta ? "T" : "N") + (tb ? "T" : "N");
+    if (iter > 1) prob->features["iter"] = iter;
     return prob;
   }
 

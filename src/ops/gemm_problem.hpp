@@ -34,6 +34,20 @@ inline const Axis& erange_axis() {
                                      "exponent range of A and B: magnitudes span 2^erange", false, /*optional=*/true);
   return a;
 }
+// @iter=N: the timed call multiplies N times, C = op(A)·op(B) each time (the plain form,
+// so that the result is one product's and validates as one), as the loop of the OpenACC
+// walk-through does around its data region (docs/directive-gemm.md). Opt-in: only the
+// variants whose code loops declare it; the work (flops, bytes) is N products'.
+inline constexpr std::int64_t kMaxIter = 1000;
+inline const Axis& iter_axis() {
+  static const Axis a = Axis::opt_in_dimension(
+      "iter", 1, "the timed call multiplies iter times (the directive and host loops and cuBLAS implement it)");
+  return a;
+}
+inline std::int64_t iterations(const Sizes& s) {
+  auto it = s.find("iter");
+  return it == s.end() ? 1 : it->second;
+}
 inline int erange(const Sizes& s) { return std::stoi(erange_axis().value(s)); }
 inline bool trans_a(const Sizes& s) { return trans_a_axis().index(s) != 0; }
 inline bool trans_b(const Sizes& s) { return trans_b_axis().index(s) != 0; }

@@ -92,13 +92,13 @@ extern "C" __global__ void __launch_bounds__(WX * WY, 1)
       REAL v[CW];
       hb_ldv<CW>(&c[j0 + e], v);
 #pragma unroll
-      for (int q = 0; q < CW; ++q) v[q] = alpha * acc[r][e + q] + beta * v[q];
+      for (int q = 0; q < CW; ++q) v[q] = beta != REAL(0) ? alpha * acc[r][e + q] + beta * v[q] : alpha * acc[r][e + q];
       hb_stv<CW>(&c[j0 + e], v);
     }
 #else
 #pragma unroll
     for (int e = 0; e < DJ; ++e)
-      if (j0 + e < n) c[j0 + e] = alpha * acc[r][e] + beta * c[j0 + e];
+      if (j0 + e < n) c[j0 + e] = beta != REAL(0) ? alpha * acc[r][e] + beta * c[j0 + e] : alpha * acc[r][e];
 #endif
   }
 }

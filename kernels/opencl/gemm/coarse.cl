@@ -94,11 +94,12 @@ kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void gemm_coarse(
   for (uint r = 0; r < DI && i0 + r < m; ++r) {
     global REAL* c = &C_AT(i0 + r, j0);
     if (j0 + DJ <= n) {
-      STOREJ(alpha * acc[r] + beta * LOADJ(c), c);
+      if (beta != (REAL)0) STOREJ(alpha * acc[r] + beta * LOADJ(c), c);
+      else STOREJ(alpha * acc[r], c);
     } else {
       REAL v[DJ];
       STOREJ(acc[r], v);
-      for (uint q = 0; q < n - j0; ++q) c[q] = alpha * v[q] + beta * c[q];
+      for (uint q = 0; q < n - j0; ++q) c[q] = beta != (REAL)0 ? alpha * v[q] + beta * c[q] : alpha * v[q];
     }
   }
 }

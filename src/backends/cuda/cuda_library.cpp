@@ -63,9 +63,13 @@ const bool registered_cuda_library = [] {
                    "cublasSdot", d);
     });
 
-  register_code_variant<CudaCall>(
-    cuda_lib("gemm", "cublas", "cuBLAS", "cuBLAS Sgemm/Dgemm on row-major data (computed as C^T = B^T A^T), default math mode"),
-    [](CudaCall& c) {
+  // @iter=N (the plain form: beta = 0, C not read) calls it N times on the resident
+  // operands: the ceiling of the directive variants' data-region loop.
+  auto gemm_info = cuda_lib("gemm", "cublas", "cuBLAS",
+                            "cuBLAS Sgemm/Dgemm on row-major data (computed as C^T = B^T A^T), default math mode");
+  gemm_info.axes = {"iter"};
+  register_code_variant<CudaCall>(gemm_info, [](CudaCall& c) {
+    for (auto it = c.size_or("iter", 1); it > 0; --it) {
       auto& d = *c.dev;
       const RowMajorGemm g = row_major_gemm(c);
       auto h = d.blas();
@@ -81,7 +85,8 @@ const bool registered_cuda_library = [] {
                                c.ptr<const float>("A"), g.lda, &bf, c.ptr<float>("C"), g.ldc),
                    "cublasSgemm", d);
       }
-    });
+    }
+  });
 
   register_code_variant<CubCall>(
     cuda_lib("dot", "cub", "CUB",

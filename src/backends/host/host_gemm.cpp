@@ -56,7 +56,7 @@ void gemm_naive(const HostCall& c) {
 #pragma omp simd
             for (std::size_t j = 0; j < n; ++j) s[j] += aip * bp[j];
           }
-          for (std::size_t j = 0; j < n; ++j) ci[j] = alpha * s[j] + beta * ci[j];
+          for (std::size_t j = 0; j < n; ++j) ci[j] = beta != T(0) ? alpha * s[j] + beta * ci[j] : alpha * s[j];
         } else {
           for (std::size_t j = 0; j < n; ++j) {
             const T* __restrict bj = B + j * k;
@@ -65,7 +65,7 @@ void gemm_naive(const HostCall& c) {
               for (std::size_t p = 0; p < k; ++p) s += A[p * m + i] * bj[p];
             else
               for (std::size_t p = 0; p < k; ++p) s += A[i * k + p] * bj[p];
-            ci[j] = alpha * s + beta * ci[j];
+            ci[j] = beta != T(0) ? alpha * s + beta * ci[j] : alpha * s;
           }
         }
       }

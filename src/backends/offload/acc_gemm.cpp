@@ -12,21 +12,50 @@ namespace hetbench::directive {
 
 namespace {
 
+// One multiply under `parallel loop` with the data clauses given (gangs, V, the nest's
+// locals in scope).
+#define HB_ACC_GEMM(CLAUSES, CIN)                                                                    \
+  HB_PRAGMA(acc parallel loop gang vector collapse(2) num_gangs(gangs) vector_length(V) CLAUSES) \
+  HB_GEMM_NEST(_Pragma("acc loop seq"), CIN)
+
 template <class T, int V>
 void run(const GemmArgs& g) {
   HB_GEMM_LOCALS(T, g);
   const int gangs = g.teams;
   acc_set_device_num(g.device, acc_device_nvidia);
-  if (g.data_region) {
-#pragma acc parallel loop gang vector collapse(2) num_gangs(gangs) vector_length(V) deviceptr(A, B, C)
-    HB_GEMM_NEST(_Pragma("acc loop seq"), C)
-    return;
+  switch (g.data) {
+    case Data::device:
+      for (int it = 0; it < g.iter; ++it) {
+        HB_ACC_GEMM(deviceptr(A, B, C), C)
+      }
+      return;
+    case Data::per_iteration:
+      // Copied in by each construct, C copied out after each: no data region.
+      for (int it = 0; it < g.iter; ++it) {
+        if (plain) {
+          HB_ACC_GEMM(copyin(A[0:na], B[0:nb]) deviceptr(C), C)
+        } else {
+          HB_ACC_GEMM(copyin(A[0:na], B[0:nb], C0[0:nc]) deviceptr(C), C0)
+        }
+        acc_memcpy_from_device(g.c_host, C, nc * sizeof(T));
+      }
+      return;
+    case Data::once:
+      // The walk-through's data region around its loop: present in every construct.
+      if (plain) {
+        HB_PRAGMA(acc data copyin(A[0:na], B[0:nb]))
+        for (int it = 0; it < g.iter; ++it) {
+          HB_ACC_GEMM(present(A[0:na], B[0:nb]) deviceptr(C), C)
+        }
+      } else {
+        HB_PRAGMA(acc data copyin(A[0:na], B[0:nb], C0[0:nc]))
+        for (int it = 0; it < g.iter; ++it) {
+          HB_ACC_GEMM(present(A[0:na], B[0:nb], C0[0:nc]) deviceptr(C), C0)
+        }
+      }
+      acc_memcpy_from_device(g.c_host, C, nc * sizeof(T));
+      return;
   }
-  // The mapped form: A, B and the initial C copied in by the construct, C copied out after.
-#pragma acc parallel loop gang vector collapse(2) num_gangs(gangs) vector_length(V) \
-    copyin(A[0:na], B[0:nb], C0[0:nc]) deviceptr(C)
-  HB_GEMM_NEST(_Pragma("acc loop seq"), C0)
-  acc_memcpy_from_device(g.c_host, C, nc * sizeof(T));
 }
 
 template <class T>

@@ -9,21 +9,34 @@
 
 namespace hetbench::directive {
 
-// Row-major C = alpha*op(A)*op(B) + beta*C0, as the gemm op (src/ops/gemm.cpp).
+// Where A, B and C are, and what the timed call moves (docs/directive-gemm.md).
+enum class Data {
+  // The engine's device buffers of the CUDA primary context that libgomp shares
+  // (is_device_ptr / deviceptr): compute only, C updated in place.
+  device,
+  // Host arrays A, B (and C0) copied in and C copied out around every multiply, as a
+  // program without a data region does: the walk-through's MatrixMult called nIter times.
+  per_iteration,
+  // A data region around the loop (`acc data` / `omp target data`): copied in once,
+  // the multiplies run on what is present, C copied out once after the last.
+  once,
+};
+
+// Row-major C = alpha*op(A)*op(B) + beta*C0, as the gemm op (src/ops/gemm.cpp); plain:
+// C = op(A)*op(B) (C0 unused, nothing of C read), `iter` times.
 struct GemmArgs {
   std::size_t m = 0, n = 0, k = 0;
-  bool ta = false, tb = false, dbl = false;
+  bool ta = false, tb = false, dbl = false, plain = false;
+  int iter = 1;
   double alpha = 0, beta = 0;
   int device = 0;          // the OpenMP / OpenACC device number (the CUDA ordinal)
   int teams = 0;           // num_teams / num_gangs
   int threads = 0;         // thread_limit / vector_length
   bool simd = true;        // OpenMP only: `simd` on the loop (GCC maps OpenMP threads to warps)
-  // The data-region form: A, B, C are device pointers of the CUDA primary context that
-  // libgomp shares (is_device_ptr / deviceptr); C is updated in place.
-  // The mapped form (data_region = false): A, B and C0 are host arrays mapped (copied in)
-  // by the timed call, the result is written into the device C and copied back into the
+  // device: A, B, C device pointers. per_iteration and once: A, B and C0 are host arrays
+  // the call copies in, the result is written into the device C and copied back into the
   // host array c_host, so the call moves what a stand-alone program moves.
-  bool data_region = true;
+  Data data = Data::device;
   const void *A = nullptr, *B = nullptr, *C0 = nullptr;
   void* C = nullptr;
   void* c_host = nullptr;

@@ -11,37 +11,65 @@ namespace hetbench::directive {
 
 namespace {
 
-// Simd: GCC's nvptx back end maps an OpenMP thread to a warp and simd lanes to its 32
-// threads, so without `simd` one lane in 32 works (the SIMD parameter shows the cost).
+// One multiply under `target teams distribute parallel for [simd]` with the map clauses
+// given (dev, teams, threads and the nest's locals in scope). Simd: GCC's nvptx back end
+// maps an OpenMP thread to a warp and simd lanes to its 32 threads, so without `simd`
+// one lane in 32 works (the SIMD parameter shows the cost).
+#define HB_OMP_GEMM(CLAUSES, CIN)                                                                          \
+  if constexpr (Simd) {                                                                                    \
+    HB_PRAGMA(omp target teams distribute parallel for simd collapse(2) device(dev) num_teams(teams)       \
+                  thread_limit(threads) CLAUSES)                                                           \
+    HB_GEMM_NEST(, CIN)                                                                                    \
+  } else {                                                                                                 \
+    HB_PRAGMA(omp target teams distribute parallel for collapse(2) device(dev) num_teams(teams)            \
+                  thread_limit(threads) CLAUSES)                                                           \
+    HB_GEMM_NEST(, CIN)                                                                                    \
+  }
+
+template <class T>
+void copy_back(const GemmArgs& g, const T* C, std::size_t nc) {
+  if (omp_target_memcpy(g.c_host, C, nc * sizeof(T), 0, 0, omp_get_initial_device(), g.device) != 0)
+    throw std::runtime_error("omp_target_memcpy of C to the host failed");
+}
+
 template <class T, bool Simd>
 void run(const GemmArgs& g) {
   HB_GEMM_LOCALS(T, g);
-  (void)C0, (void)na, (void)nb;
   const int dev = g.device, teams = g.teams, threads = g.threads;
-  if (g.data_region) {
-    if constexpr (Simd) {
-#pragma omp target teams distribute parallel for simd collapse(2) device(dev) num_teams(teams) \
-    thread_limit(threads) is_device_ptr(A, B, C)
-      HB_GEMM_NEST(, C)
-    } else {
-#pragma omp target teams distribute parallel for collapse(2) device(dev) num_teams(teams) thread_limit(threads) \
-    is_device_ptr(A, B, C)
-      HB_GEMM_NEST(, C)
-    }
-    return;
+  switch (g.data) {
+    case Data::device:
+      for (int it = 0; it < g.iter; ++it) {
+        HB_OMP_GEMM(is_device_ptr(A, B, C), C)
+      }
+      return;
+    case Data::per_iteration:
+      // Mapped (copied in) by each construct, C copied out after each: no data region.
+      for (int it = 0; it < g.iter; ++it) {
+        if (plain) {
+          HB_OMP_GEMM(map(to : A[0:na], B[0:nb]) is_device_ptr(C), C)
+        } else {
+          HB_OMP_GEMM(map(to : A[0:na], B[0:nb], C0[0:nc]) is_device_ptr(C), C0)
+        }
+        copy_back(g, C, nc);
+      }
+      return;
+    case Data::once:
+      // A target data region around the loop: the constructs' maps find A, B (and C0)
+      // present and copy nothing.
+      if (plain) {
+        HB_PRAGMA(omp target data device(dev) map(to : A[0:na], B[0:nb]))
+        for (int it = 0; it < g.iter; ++it) {
+          HB_OMP_GEMM(map(to : A[0:na], B[0:nb]) is_device_ptr(C), C)
+        }
+      } else {
+        HB_PRAGMA(omp target data device(dev) map(to : A[0:na], B[0:nb], C0[0:nc]))
+        for (int it = 0; it < g.iter; ++it) {
+          HB_OMP_GEMM(map(to : A[0:na], B[0:nb], C0[0:nc]) is_device_ptr(C), C0)
+        }
+      }
+      copy_back(g, C, nc);
+      return;
   }
-  // The mapped form: A, B and the initial C copied in by the construct, C copied out after.
-  if constexpr (Simd) {
-#pragma omp target teams distribute parallel for simd collapse(2) device(dev) num_teams(teams) \
-    thread_limit(threads) map(to : A[0:na], B[0:nb], C0[0:nc]) is_device_ptr(C)
-    HB_GEMM_NEST(, C0)
-  } else {
-#pragma omp target teams distribute parallel for collapse(2) device(dev) num_teams(teams) thread_limit(threads) \
-    map(to : A[0:na], B[0:nb], C0[0:nc]) is_device_ptr(C)
-    HB_GEMM_NEST(, C0)
-  }
-  if (omp_target_memcpy(g.c_host, C, nc * sizeof(T), 0, 0, omp_get_initial_device(), dev) != 0)
-    throw std::runtime_error("omp_target_memcpy of C to the host failed");
 }
 
 }  // namespace
