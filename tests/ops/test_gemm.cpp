@@ -87,6 +87,50 @@ TEST(Gemm, EveryVariantValidatesInEveryLayout) {
   EXPECT_GT(checked, 0);
 }
 
+// The plain form (C = op(A)·op(B), C unset on entry: the engine's poison) in every host
+// and OpenCL variant: BLAS's rule that beta = 0 reads nothing of C, which naive, tiled and
+// coarse once broke (beta·NaN is NaN).
+TEST(Gemm, PlainFormValidatesInEveryVariant) {
+  std::set<std::string> ids;
+  for (const auto& v : variants_for("gemm")) {
+    if (v->backend == BackendKind::Cuda) continue;  // tests/backends/test_cuda_backend.cpp
+    if (std::find(v->precisions.begin(), v->precisions.end(), Precision::S) == v->precisions.end()) continue;
+    for (const auto& dev : all_devices()) {
+      if (dev->kernel_language() != v->backend) continue;
+      RunSpec spec;
+      spec.op = "gemm";
+      spec.variants = {v->name};
+      spec.devices = dev->id();
+      spec.precisions = {Precision::S, Precision::D};
+      spec.sizes = {"65x33x17@plain", "17x33x5@TN@plain"};
+      spec.reps = 1;
+      spec.warmup = 0;
+      for (const auto& r : test::run_points(spec)) {
+        if (r.value("status", "") == "skipped") continue;
+        EXPECT_EQ(r.value("status", ""), "ok") << test::describe(r);
+        ids.insert(v->id());
+      }
+    }
+  }
+  for (const char* id : {"host/gemm/naive", "opencl/gemm/naive", "opencl/gemm/tiled", "opencl/gemm/coarse"})
+    EXPECT_TRUE(ids.count(id)) << id;
+}
+
+// @iter=N: N products in the plain form, the work N products'; @iter=1 is no iteration
+// (the sizes stay as a plain problem's, so records compare).
+TEST(Gemm, IterSuffixMultipliesInThePlainForm) {
+  const Op& op = find_op("gemm");
+  auto s = op.parse_sizes("17x33x5@TN@iter=4");
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0], (Sizes{{"m", 17}, {"n", 33}, {"k", 5}, {"ta", 1}, {"tb", 0}, {"plain", 1}, {"iter", 4}}));
+  EXPECT_FALSE(op.parse_sizes("64@iter=1")[0].contains("iter"));
+  auto prob = op.make_problem(s[0], Precision::S, 3);
+  EXPECT_DOUBLE_EQ(prob->flops, 4 * 2.0 * 17 * 33 * 5);
+  EXPECT_EQ(prob->features.at("iter"), 4);
+  auto once = op.make_problem(op.parse_sizes("17x33x5@TN@plain")[0], Precision::S, 3);
+  EXPECT_DOUBLE_EQ(prob->min_bytes, 4 * once->min_bytes);
+}
+
 TEST(Gemm, ParsesSizeTokens) {
   const Op& op = find_op("gemm");
   auto s = op.parse_sizes("17x33x5");
@@ -123,6 +167,9 @@ TEST(Gemm, BadSizeTokensNameTheToken) {
   refused({"0x3x3", "3x3x0", "0", "3x-1x3"}, "", "m, n, k >= 1");
   // A suffix ends the token: a list of sizes with a layout each is several tokens.
   refused({"256@NT,256@TN", "8,16@TT,32"}, "GEMM size ", "give each layout or storage its own --size");
+  refused({"64@iter=0", "64@iter=1001", "64@iter=x", "64@iter=", "64@iter=2@iter=3", "64@iter=2.5"}, "GEMM size ",
+          "iter must be a whole number from 1 to 1000 (once)");
+  refused({"64@iter=2@scaled", "64@scaled@iter=2"}, "GEMM size ", "leave out @scaled");
 }
 
 TEST(Gemm, OffByOneKernelFailsValidation) {

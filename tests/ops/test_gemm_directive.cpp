@@ -25,7 +25,8 @@ using testing::HasSubstr;
 
 namespace {
 
-const char* const kOffloadVariants[] = {"omp_target", "omp_target_map", "acc", "acc_copy"};
+const char* const kOffloadVariants[] = {"omp_target", "omp_target_map", "omp_target_data",
+                                        "acc",        "acc_copy",       "acc_data"};
 
 std::shared_ptr<Variant> find_variant(const std::string& id) {
   for (const auto& v : all_variants())
@@ -57,6 +58,35 @@ TEST(GemmDirective, HostSerialAndOpenMpValidateEveryLayoutAndOddSize) {
     }
     EXPECT_EQ(seen.size(), 2u * 3u * 4u) << name;
   }
+}
+
+// @iter=N (the walk-through's nIter loop): the host loops multiply N times and validate
+// as one product; a variant whose code does not loop is skipped with the reason, never
+// timed as if it had done N products.
+TEST(GemmDirective, HostLoopsIterateAndTheOthersAreSkippedWithTheReason) {
+  RunSpec spec;
+  spec.op = "gemm";
+  spec.variants = {"serial", "omp", "naive"};
+  spec.devices = "host";
+  spec.precisions = {Precision::S, Precision::D};
+  for (const char* l : {"NN", "NT", "TN", "TT"}) spec.sizes.push_back(std::string("17x33x5@") + l + "@iter=3");
+  spec.reps = 1;
+  spec.warmup = 0;
+  int ok = 0, skipped = 0;
+  for (const auto& r : test::run_points(spec)) {
+    EXPECT_EQ(r["sizes"]["iter"], 3) << test::describe(r);
+    if (r["variant"] == "naive") {
+      EXPECT_EQ(r.value("status", ""), "skipped") << test::describe(r);
+      EXPECT_THAT(r.value("message", ""), HasSubstr("host/gemm/naive does not implement @iter (iter = 3)"));
+      ++skipped;
+      continue;
+    }
+    EXPECT_EQ(r.value("status", ""), "ok") << test::describe(r);
+    EXPECT_DOUBLE_EQ(r["flops"].get<double>(), 3 * 2.0 * 17 * 33 * 5);
+    ++ok;
+  }
+  EXPECT_EQ(ok, 2 * 2 * 4);
+  EXPECT_EQ(skipped, 2 * 4);
 }
 
 #ifdef HETBENCH_HAVE_OFFLOAD
@@ -111,6 +141,50 @@ TEST(GemmDirective, OffloadLoopNestValidatesInEveryLayoutThroughTheHostFallback)
           const Validation v = op.validate(*prob, out);
           EXPECT_TRUE(v.passed()) << d << "@" << l << " " << name(p) << " simd " << simd << " seed " << seed << ": " << v.max_ratio;
         }
+}
+
+// The three data forms of the OpenMP nest (device pointers, copies per iteration, one
+// data region around the loop), @iter=3 in the plain form and once in the scaled form,
+// through libgomp's host fallback on the initial device: the result in C and, for the
+// copying forms, the copy back in the host array, both validated.
+TEST(GemmDirective, OffloadDataFormsValidateThroughTheHostFallback) {
+  if (omp_get_num_devices() > 0) GTEST_SKIP() << "an offload device is present: the region would not run on the host";
+  const Op& op = find_op("gemm");
+  for (Precision p : {Precision::S, Precision::D})
+    for (const char* token : {"65x33x17@TN@iter=3", "65x33x17@NT"})
+      for (auto data : {directive::Data::device, directive::Data::per_iteration, directive::Data::once}) {
+        const auto seed = fresh_seed();
+        const auto prob = op.make_problem(op.parse_sizes(token)[0], p, seed);
+        const bool plain = prob->sizes.contains("plain");
+        // The engine's poison in the plain form's C (nothing of it may be read).
+        Outputs out{{"C", plain ? hetbench::Bytes(prob->array("C").bytes(), 0xFF) : prob->array("C").host}};
+        hetbench::Bytes back(prob->array("C").bytes(), 0xFF);
+        directive::GemmArgs a;
+        a.m = prob->sizes.at("m");
+        a.n = prob->sizes.at("n");
+        a.k = prob->sizes.at("k");
+        a.ta = prob->sizes.at("ta") != 0;
+        a.tb = prob->sizes.at("tb") != 0;
+        a.dbl = p == Precision::D;
+        a.plain = plain;
+        a.iter = static_cast<int>(prob->sizes.contains("iter") ? prob->sizes.at("iter") : 1);
+        a.alpha = prob->scalar("alpha")->value;
+        a.beta = prob->scalar("beta")->value;
+        a.device = omp_get_initial_device();
+        a.teams = 3;
+        a.threads = 2;
+        a.data = data;
+        a.A = prob->array("A").host.data();
+        a.B = prob->array("B").host.data();
+        a.C0 = plain ? nullptr : prob->array("C").host.data();
+        a.C = out["C"].data();
+        a.c_host = back.data();
+        directive::omp_target_gemm(a);
+        const std::string what = std::string(token) + " " + name(p) + " form " + std::to_string(int(data)) +
+                                 " seed " + std::to_string(seed);
+        EXPECT_TRUE(op.validate(*prob, out).passed()) << what;
+        if (data != directive::Data::device) EXPECT_TRUE(op.validate(*prob, {{"C", back}}).passed()) << what;
+      }
 }
 
 // A directive variant on the host device: one clear error, from the planner and from
