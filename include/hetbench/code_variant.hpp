@@ -64,6 +64,7 @@ struct CodeVariantInfo {
   // one is skipped with it as the reason.
   std::vector<std::string> constraints = {};
   std::function<std::string(const Device&)> unavailable = {};  // Variant::unavailable
+  std::vector<std::string> axes = {};  // opt-in axes of the op it implements (Variant::axes)
 };
 
 template <class Call>
@@ -82,6 +83,7 @@ class CodeVariant final : public Variant {
     params = std::move(info.params);
     for (auto& c : info.constraints) constraints.emplace_back(std::move(c));
     unavailable = std::move(info.unavailable);
+    axes = std::move(info.axes);
   }
 
   std::unique_ptr<Instance> prepare(Device& dev, const Problem& prob, const BufferMap& bufs,

@@ -39,6 +39,9 @@ struct DeviceInfo {
   // shared memory stops at 48 KiB); OpenCL's local memory size.
   std::uint64_t local_mem_launch = 0;
   std::uint64_t llc_bytes = 0;  // last-level cache (what --cache cold flushes); 0 where unknown
+  // Constant memory a kernel may read (CUDA's totalConstMem, OpenCL's largest constant
+  // buffer); 0 on the host.
+  std::uint64_t constant_mem = 0;
   std::size_t max_wg = 0, pref_wg_multiple = 0;
   bool fp64 = false;
   // Other devices of the same backend this one copies to directly (device-to-device
@@ -140,6 +143,10 @@ class Program {
   // argument after `args`.
   virtual void launch(const std::string& kernel, const std::vector<KernelArg>& args, const Dims& global,
                       const Dims& local, std::size_t local_bytes) = 0;
+  // Copies `bytes` of `src` into the program's global variable `symbol` and waits: CUDA's
+  // __constant__ memory, which kernels read but no kernel argument points into. Backends
+  // without module globals (OpenCL passes constant memory as an argument) refuse.
+  virtual void copy_to_symbol(const std::string& symbol, Buffer& src, std::size_t bytes);
 };
 
 struct ProgramSource {

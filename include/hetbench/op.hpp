@@ -50,8 +50,15 @@ struct Axis {
   std::vector<std::string> values;  // Choice: the allowed values, the default first
   bool indicators = false;
   // Written into Sizes only when a size token names a value (so that records of problems
-  // that never name it stay as they were).
+  // that never name it stay as they were). An optional dimension's absence means
+  // `absent_value`.
   bool optional = false;
+  std::int64_t absent_value = 0;
+  // Opt-in: only variants that declare the axis (Variant::axes) run a problem whose size
+  // key is present and differs from `absent_value`; for the others the point is skipped
+  // with the reason, like a violated constraint (GEMM's @iter: a timed call that multiplies
+  // several times is a property of the variant's code, not of every kernel).
+  bool opt_in = false;
   std::string doc;
   // The precisions in which the axis means something (empty: all). The double-word
   // storage is a choice of DF and DD only: S and D problems carry its key (records stay
@@ -59,6 +66,9 @@ struct Axis {
   std::vector<Precision> precisions;
 
   static Axis dimension(std::string name, std::string doc = "");
+  // A dimension that size tokens may leave out (then `absent` is meant) and that only
+  // the variants declaring it run (opt_in).
+  static Axis opt_in_dimension(std::string name, std::int64_t absent, std::string doc);
   // This axis, meaningful only in `p`.
   Axis only_in(std::vector<Precision> p) && {
     precisions = std::move(p);

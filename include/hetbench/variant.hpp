@@ -72,6 +72,7 @@ class Variant {
   std::vector<Precision> precisions;
   std::vector<ParamDef> params;
   std::vector<Expr> constraints;      // over params, sizes and device values
+  std::vector<std::string> axes;      // the op's opt-in axes this variant implements (Axis::opt_in)
   std::vector<std::string> required_ext;  // device extensions
   // Configurations to consider first (metadata "candidates"): each names some parameters,
   // every value in its domain; the GEMM shape model ranks these, where given, instead of
@@ -87,7 +88,11 @@ class Variant {
   ParamValues defaults() const;
   // Empty when the variant can run on the device in this precision; otherwise why not.
   std::string unsupported_reason(const Device& dev, Precision p) const;
-  // Empty when the parameters satisfy every constraint; otherwise the failing one.
+  // Empty when the problem sets no opt-in axis of the op that this variant does not
+  // implement; otherwise which one (Axis::opt_in).
+  std::string missing_axis(const Sizes& s) const;
+  // Empty when the parameters satisfy every constraint and missing_axis is empty;
+  // otherwise the failing one.
   std::string violated_constraint(const Device& dev, const Sizes& s, Precision p, const ParamValues& pv) const;
   virtual std::unique_ptr<Instance> prepare(Device& dev, const Problem& prob, const BufferMap& bufs,
                                             const ParamValues& pv) const = 0;

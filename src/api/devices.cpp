@@ -65,6 +65,7 @@ nlohmann::json to_json(const DeviceInfo& d) {
           {"max_alloc_bytes", d.max_alloc},
           {"local_mem_bytes", d.local_mem},
           {"local_mem_launch_bytes", d.local_mem_launch},
+          {"constant_mem_bytes", d.constant_mem},
           {"llc_bytes", d.llc_bytes},
           {"max_work_group_size", d.max_wg},
           {"preferred_work_group_multiple", d.pref_wg_multiple},

@@ -28,6 +28,12 @@ PackedArg pack(const KernelArg& a) {
   return p;
 }
 
+void Program::copy_to_symbol(const std::string& symbol, Buffer&, std::size_t) {
+  throw BuildError(fmt::format("module global '{}': this backend's programs have none (OpenCL passes constant memory "
+                               "as a __constant argument)",
+                               symbol));
+}
+
 std::shared_ptr<Program> Device::build(const ProgramSource& src) {
   throw BuildError(fmt::format("{}: device {} cannot build kernels", src.path, id()));
 }

@@ -52,6 +52,7 @@ Vars device_vars(const DeviceInfo& d, Precision p) {
           {"pref_wg", static_cast<double>(d.pref_wg_multiple)},
           {"local_mem", static_cast<double>(d.local_mem)},
           {"local_mem_launch", static_cast<double>(d.local_mem_launch)},
+          {"constant_mem", static_cast<double>(d.constant_mem)},
           {"fp64", d.fp64 ? 1.0 : 0.0},
           {"elem_bytes", static_cast<double>(info(p).bytes)},
           {"is_gpu", d.type == "gpu" ? 1.0 : 0.0},

@@ -130,6 +130,11 @@ std::unique_ptr<Instance> KernelVariant::prepare(Device& dev, const Problem& pro
     throw BuildError(ctx(e.what()));
   }
   inst->program = dev.build(src);
+  for (const auto& [symbol, operand] : symbols) {
+    auto it = bufs.find(operand);
+    if (it == bufs.end()) throw PointError(ctx(fmt::format("symbol '{}': operand '{}' has no buffer", symbol, operand)));
+    inst->program->copy_to_symbol(symbol, *it->second, prob.array(operand).bytes());
+  }
 
   std::map<std::string, Buffer*> scratch_bufs;
   for (const auto& s : scratch) {

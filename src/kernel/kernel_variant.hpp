@@ -41,6 +41,9 @@ class KernelVariant final : public Variant {
   std::vector<ScratchSpec> scratch;
   std::vector<LaunchSpec> launches;
   std::vector<LaunchSpec> setup;  // run once when prepared, untimed; read inputs only
+  // (symbol, input operand): the program's global `symbol` gets the operand's bytes when
+  // prepared, untimed (Program::copy_to_symbol: CUDA __constant__ memory).
+  std::vector<std::pair<std::string, std::string>> symbols;
 
   std::unique_ptr<Instance> prepare(Device& dev, const Problem& prob, const BufferMap& bufs,
                                     const ParamValues& pv) const override;

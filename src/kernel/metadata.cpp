@@ -266,7 +266,7 @@ std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path&
   static const std::set<std::string> allowed{"name",   "op",       "description", "source",    "includes",
                                              "precisions", "requires", "params",   "constraints", "let",
                                              "scratch", "defines", "launches", "setup", "entry",     "args",        "global",
-                                             "local",   "local_bytes", "backend", "candidates"};
+                                             "local",   "local_bytes", "backend", "candidates", "symbols"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!allowed.count(it.key())) m.fail(it.key(), "unknown key");
   for (const char* req : {"name", "op", "source", "precisions"})
@@ -439,6 +439,20 @@ std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path&
     for (const auto& name : operands)
       if (!inputs.count(name)) writable.insert(name);
     v->setup = parse_launches(*v, m, su, "setup", inputs, buffers, known, &writable);
+  }
+
+  if (j.contains("symbols")) {
+    // Module globals filled from an input operand when the point is prepared, untimed:
+    // CUDA's __constant__ memory, which no kernel argument can point into.
+    if (!j["symbols"].is_object()) m.fail("symbols", "expected an object of SYMBOL: operand");
+    for (auto it = j["symbols"].begin(); it != j["symbols"].end(); ++it) {
+      const auto key = "symbols." + it.key();
+      const auto operand = m.str(it.value(), key);
+      const auto* spec = op->signature().operand(operand);
+      if (!spec || !spec->array || spec->access != Access::In)
+        m.fail(key, fmt::format("'{}' is not an input array of {}", operand, v->op));
+      v->symbols.emplace_back(it.key(), operand);
+    }
   }
 
   v->source_text = kernel_source_text(m, j, dir, src);

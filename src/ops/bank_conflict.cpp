@@ -1,14 +1,18 @@
-// BANK_CONFLICT: shared (CUDA) / local (OpenCL) memory throughput by access stride.
+// BANK_CONFLICT: shared (CUDA) / local (OpenCL) memory throughput by access stride, and
+// the same reads from the other memory spaces (the variants global, readonly, constant,
+// local: docs/memory-system.md).
 // Each work-group stages a tile of words in local memory, rows of 32 words, each row
 // followed by `pad` unused words; then every work-item i < n reads `loads` words and
 // writes their sum to y_i. Lane l = i mod 32 (its position in a warp) reads, at round r,
 // the 8 words L + 32u (u < 8, the 8 rows below) with L = (l·stride + 32r) mod tile, so that
-// the 32 lanes of a warp are `stride` words apart: the bank pattern under test. The tile
-// word of logical index j is x[j mod n]; the values are integers 0..255 in the precision,
-// and a sum of at most 2048 of them is exact in S and D: validation is exact.
+// the 32 lanes of a warp are `stride` words apart: the bank pattern under test; stride 0
+// is a broadcast (every lane the same word, constant memory's good case). The tile word
+// of logical index j is x[j] (x holds the tile's logical words, no more, so that it fits
+// constant memory); the values are integers 0..255 in the precision, and a sum of at most
+// 2048 of them is exact in S and D: validation is exact.
 #include <cmath>
 
-#include "ops/vector_common.hpp"
+#include "ops/access_common.hpp"
 #include "hetbench/device.hpp"
 #include "hetbench/op_extras.hpp"
 
@@ -65,9 +69,10 @@ class BankConflictOp final : public Op {
         for (long long p : pad) {
           if (p < 0 || p > kWarp) throw Error(fmt::format("pad = {} is impossible: bank_conflict needs 0 <= pad <= 32", p));
           for (long long s : stride) {
-            // A warp's 32 lanes must land on 32 different words of the tile.
-            if (s < 1 || (kWarp - 1) * s >= t)
-              throw Error(fmt::format("stride = {} is impossible: bank_conflict needs 1 <= stride <= {} (a warp's 32 "
+            // A warp's 32 lanes must land on 32 different words of the tile (or, at
+            // stride 0, all on one).
+            if (s < 0 || (kWarp - 1) * s >= t)
+              throw Error(fmt::format("stride = {} is impossible: bank_conflict needs 0 <= stride <= {} (a warp's 32 "
                                       "lanes span 31 strides, which must stay inside the tile of {} words)",
                                       s, (t - 1) / (kWarp - 1), t));
             out.push_back(Sizes{{"n", n}, {"stride", s}, {"pad", p}, {"tile", t}});
@@ -78,15 +83,14 @@ class BankConflictOp final : public Op {
     return out;
   }
   double device_bytes(const Sizes& s, Precision p) const override {
-    return vector_bytes(s, p, 2) + static_cast<double>(logical_words(s)) * info(p).bytes;
+    return vector_bytes(s, p, 1) + static_cast<double>(logical_words(s)) * info(p).bytes;
   }
   std::unique_ptr<Problem> build_problem(const Sizes& s, Precision p, std::uint64_t seed) const override {
     auto prob = new_problem(s, p);
     const auto n = static_cast<std::size_t>(s.at("n"));
     const auto words = static_cast<std::size_t>(logical_words(s));
     with_real(p, [&]<class T>() {
-      // x is at least a tile long, so that small n still fills the tile with varied words.
-      ArrayOperand x{"x", false, Access::In, std::max(n, words), sizeof(T), {}};
+      ArrayOperand x{"x", false, Access::In, words, sizeof(T), {}};
       x.host.resize(x.bytes());
       T* xv = reinterpret_cast<T*>(x.host.data());
       for (std::size_t i = 0; i < x.count; ++i)
@@ -101,6 +105,22 @@ class BankConflictOp final : public Op {
     prob->flops = 0;  // the sums are there to use the loads; the rate is smem_gbs
     prob->min_bytes = static_cast<double>(n) * info(p).bytes;
     prob->features = {{"loads", kLoads}, {"smem_bytes", static_cast<double>(n) * kLoads * info(p).bytes}};
+    // The sector model of copy_strided and gather (access_common.hpp) applied to the
+    // tile's words: the granules each warp's load instruction touches, over every load.
+    prob->raw_bytes = [n, tile = s.at("tile"), stride = s.at("stride"), elem = info(p).bytes](std::size_t g) {
+      auto per_warp = [&](std::size_t lanes) {
+        double bytes = 0;
+        for (long long r = 0; r < kLoads / kRowsBelow; ++r)
+          bytes += access::warp_granule_bytes(lanes, elem, g, [&](std::size_t l) {
+            return static_cast<std::size_t>((static_cast<long long>(l) * stride + kWarp * r) & (tile - 1));
+          });
+        // The 8 rows below are whole rows (32 words, 128 or 256 bytes) further: the same
+        // number of granules each.
+        return bytes * kRowsBelow;
+      };
+      const std::size_t full = n / kWarp, rest = n % kWarp;
+      return static_cast<double>(full) * per_warp(kWarp) + (rest ? per_warp(rest) : 0.0);
+    };
     return prob;
   }
   Validation validate(const Problem& prob, const Outputs& out) const override {

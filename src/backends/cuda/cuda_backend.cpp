@@ -72,6 +72,7 @@ CudaDevice::CudaDevice(int ordinal) : ordinal_(ordinal) {
   i.max_alloc = p.totalGlobalMem;
   i.local_mem = p.sharedMemPerBlock;
   i.local_mem_launch = p.sharedMemPerBlockOptin;
+  i.constant_mem = p.totalConstMem;
   i.llc_bytes = static_cast<std::uint64_t>(attr(cudaDevAttrL2CacheSize, ordinal));
   i.max_wg = static_cast<std::size_t>(p.maxThreadsPerBlock);
   i.pref_wg_multiple = static_cast<std::size_t>(p.warpSize);

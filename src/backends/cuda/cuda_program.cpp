@@ -71,6 +71,28 @@ class CudaProgram final : public Program {
     }
   }
 
+  void copy_to_symbol(const std::string& symbol, Buffer& src, std::size_t bytes) override {
+    dev_.activate();
+    void* dptr = nullptr;
+    std::size_t size = 0;
+    cudaError_t err = cudaLibraryGetGlobal(&dptr, &size, lib_, symbol.c_str());
+    if (err != cudaSuccess) {
+      cudaGetLastError();
+      throw BuildError(fmt::format("{}: no global named '{}' ({})", path_, symbol, cudaGetErrorName(err)));
+    }
+    if (bytes > size)
+      throw PointError(fmt::format("{}: {} bytes do not fit the {} bytes of '{}'", path_, bytes, size, symbol));
+    // On the device's stream, which the operand's upload used: a copy on the legacy
+    // stream would not wait for it (the stream is non-blocking).
+    err = cudaMemcpyAsync(dptr, src.native(), bytes, cudaMemcpyDeviceToDevice, dev_.stream());
+    if (err == cudaSuccess) err = cudaStreamSynchronize(dev_.stream());
+    if (err != cudaSuccess) {
+      cudaGetLastError();
+      throw PointError(fmt::format("{}: copying {} bytes into '{}' on {} failed with {}", path_, bytes, symbol,
+                                   dev_.id(), cudaGetErrorName(err)));
+    }
+  }
+
  private:
   CudaDevice& dev_;
   cudaLibrary_t lib_;

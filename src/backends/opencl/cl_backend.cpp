@@ -96,6 +96,7 @@ ClDevice::ClDevice(cl_platform_id p, cl_device_id d, int pi, int di) : dev_(d) {
   i.max_alloc = dev_info<cl_ulong>(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
   i.local_mem = dev_info<cl_ulong>(d, CL_DEVICE_LOCAL_MEM_SIZE);
   i.local_mem_launch = i.local_mem;
+  i.constant_mem = dev_info<cl_ulong>(d, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE);
   i.llc_bytes = dev_info<cl_ulong>(d, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE);
   i.max_wg = dev_info<std::size_t>(d, CL_DEVICE_MAX_WORK_GROUP_SIZE);
   i.fp64 = dev_info<cl_device_fp_config>(d, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
