@@ -2,6 +2,7 @@
 // experiment it describes (run now) or over experiments already recorded
 // (docs/results-query.md). Exit 0 when every target is met, 1 when one is missed.
 #include <filesystem>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -20,14 +21,23 @@ namespace {
 namespace fs = std::filesystem;
 
 // Every record of the folders, each tagged with its folder's name as "experiment", so that
-// a baseline is paired within the same run unless a target's `by` leaves it out.
+// a baseline is paired within the same run unless a target's `by` leaves it out, and with
+// its device's description from experiment.json as "device_facts" (a target's per_device).
 std::vector<nlohmann::json> tagged_records(const std::vector<std::string>& dirs) {
   std::vector<nlohmann::json> out;
   for (const auto& d : dirs) {
     if (!fs::is_directory(d)) throw Error(fmt::format("check: '{}' is not an experiment folder", d));
     const std::string name = fs::path(d).lexically_normal().filename().string();
+    std::map<std::string, nlohmann::json> facts;
+    if (const auto meta = fs::path(d) / "experiment.json"; fs::exists(meta)) {
+      const auto e = read_json_file<nlohmann::json>(meta.string());
+      if (e.contains("devices") && e["devices"].is_array())
+        for (const auto& dev : e["devices"])
+          if (dev.is_object() && dev.contains("id") && dev["id"].is_string()) facts[dev["id"]] = dev;
+    }
     for (auto& r : read_results(d)) {
       r["experiment"] = name.empty() ? fs::path(d).lexically_normal().parent_path().filename().string() : name;
+      if (auto it = facts.find(r.value("device", "")); it != facts.end()) r["device_facts"] = it->second;
       out.push_back(std::move(r));
     }
   }
@@ -39,13 +49,15 @@ void print_result(const query::Check& c, const query::CheckResult& res, const st
     fmt::print("{}\n", res.to_json(c).dump());
     return;
   }
-  fmt::print("\n{} ({}{})\n", c.name, c.metric.name, c.baseline ? ", own ÷ baseline" : "");
+  const bool paired = c.baseline || !c.per_device.empty();
+  fmt::print("\n{} ({}{})\n", c.name, c.metric.name,
+             c.baseline ? ", own ÷ baseline" : paired ? ", own ÷ the device's " + c.per_device : "");
   if (!c.description.empty()) fmt::print("  {}\n", c.description);
   std::vector<std::vector<std::string>> rows;
-  if (c.baseline) rows.push_back({"group", "own", c.metric.name, "baseline", c.metric.name, "ratio"});
+  if (paired) rows.push_back({"group", "own", c.metric.name, "baseline", c.metric.name, "ratio"});
   else rows.push_back({"group", "best", c.metric.name});
   for (const auto& r : res.rows) {
-    if (c.baseline)
+    if (paired)
       rows.push_back({r.group, r.own, fmt::format("{:.4g}", r.value), r.base, fmt::format("{:.4g}", r.base_value),
                       fmt::format("{:.3f}", r.ratio)});
     else

@@ -357,6 +357,46 @@ TEST(Query, CheckRunsTheSpecAndPrintsEachTargetMetOrMissed) {
   EXPECT_THAT(r.output, HasSubstr("nowhere' is not an experiment folder"));
 }
 
+// per_device: each group's best over a fact of its device, read from experiment.json's
+// device descriptions (the host link's yardstick is NVML's PCIe rate; here the host's
+// compute units stand in): the ratio is exact, a device without the fact is not counted,
+// and a target with both a baseline and per_device is refused.
+TEST(Query, PerDeviceDividesByTheDevicesOwnFact) {
+  test::TempDir tmp;
+  const auto spec = tmp.path() / "per-device.json";
+  nlohmann::json j = {
+      {"name", "per-device"},
+      {"devices", "host"},
+      {"precisions", {"S"}},
+      {"reps", 2},
+      {"runs", {{{"op", "copy"}, {"variants", {"loop"}}, {"sizes", {"4099"}}}}},
+      {"targets",
+       {{{"name", "GB/s per compute unit"}, {"select", {{"op", "copy"}}}, {"metric", "gbs"},
+         {"per_device", "compute_units"}, {"stat", "min"}, {"at_least", 1e-9}},
+        {{"name", "per missing fact"}, {"select", {{"op", "copy"}}}, {"metric", "gbs"},
+         {"per_device", "extra.pcie_practical_gbs"}, {"report", true}}}}};
+  test::write_text(spec, j.dump(2));
+  const auto out = tmp.path() / "out";
+  auto r = test::run_hetbench(fmt::format("check {} --out {} --no-isolate --format jsonl 2>/dev/null", spec.string(),
+                                          out.string()),
+                              "HETBENCH_DB=none");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::vector<nlohmann::json> lines;
+  for (std::size_t at = r.output.find("{\"figure\""); at != std::string::npos; at = r.output.find("{\"figure\"", at + 1))
+    lines.push_back(nlohmann::json::parse(r.output.substr(at, r.output.find('\n', at) - at)));
+  ASSERT_EQ(lines.size(), 2u) << r.output;
+  ASSERT_EQ(lines[0]["groups"].size(), 1u);
+  const auto& g = lines[0]["groups"][0];
+  EXPECT_EQ(g["baseline"], "device compute_units");
+  EXPECT_GT(g["baseline_value"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(g["ratio"].get<double>(), g["value"].get<double>() / g["baseline_value"].get<double>());
+  EXPECT_TRUE(lines[0]["met"].get<bool>());
+  EXPECT_EQ(lines[1]["groups"].size(), 0u);
+  EXPECT_THAT(lines[1]["unpaired"][0].get<std::string>(), HasSubstr("has no fact extra.pcie_practical_gbs"));
+  j["targets"][0]["baseline"] = {{"op", "copy"}};
+  EXPECT_THROW(query::checks_of(j, "spec.json"), Error);
+}
+
 // The campaign specs shipped in bench/targets/ stay readable: each is a spec the sweep
 // takes, with targets that parse and select ops its runs measure.
 TEST(Query, ShippedTargetSpecsParse) {

@@ -420,8 +420,8 @@ std::string point_label(const nlohmann::json& r) {
 }
 
 Check Check::from_json(const nlohmann::json& j, const std::string& where) {
-  static const std::set<std::string> keys{"name",   "description", "select",   "baseline", "by",
-                                          "metric", "stat",        "at_least", "at_most",  "report"};
+  static const std::set<std::string> keys{"name",   "description", "select",   "baseline", "by",        "metric",
+                                          "stat",   "at_least",    "at_most",  "report",   "per_device"};
   if (!j.is_object()) throw Error(fmt::format("{}: a target must be a JSON object", where));
   Check c;
   if (!j.contains("name") || !j["name"].is_string() || j["name"].get<std::string>().empty())
@@ -431,7 +431,7 @@ Check Check::from_json(const nlohmann::json& j, const std::string& where) {
   for (const auto& [k, v] : j.items())
     if (!keys.count(k))
       throw Error(fmt::format("{}: '{}': unknown key (a target has name, description, select, baseline, by, metric, "
-                              "stat, at_least, at_most, report)",
+                              "stat, at_least, at_most, report, per_device)",
                               at, k));
   if (j.contains("description")) {
     if (!j["description"].is_string()) throw Error(fmt::format("{}: 'description': expected a string", at));
@@ -444,6 +444,14 @@ Check Check::from_json(const nlohmann::json& j, const std::string& where) {
   if (j.contains("metric")) {
     if (!j["metric"].is_string()) throw Error(fmt::format("{}: 'metric': expected a string", at));
     c.metric = Metric::parse(j["metric"]);
+  }
+  if (j.contains("per_device")) {
+    if (!j["per_device"].is_string() || j["per_device"].get<std::string>().empty())
+      throw Error(fmt::format("{}: 'per_device': expected the dotted path of a device fact, e.g. "
+                              "\"extra.pcie_practical_gbs\"",
+                              at));
+    if (c.baseline) throw Error(fmt::format("{}: give either 'baseline' or 'per_device', not both", at));
+    c.per_device = j["per_device"];
   }
   c.target = Target::from_json(j, at);
   return c;
@@ -467,6 +475,23 @@ CheckResult evaluate(const Check& c, const std::vector<nlohmann::json>& records)
       out.rows.push_back({p.group, point_label(p.own.record), p.own.value, point_label(p.base.record), p.base.value, p.ratio});
     out.unpaired = r.unpaired;
     out.summary = summarize(r);
+  } else if (!c.per_device.empty()) {
+    // Each group's best over the device's own fact: a ratio with a yardstick no record holds.
+    const auto b = best_per_group(records, c.select, c.metric, key);
+    std::vector<std::pair<std::string, double>> values;
+    for (const auto& g : b.groups) {
+      const auto* f = field(g.record, "device_facts." + c.per_device);
+      if (!f || !f->is_number() || f->get<double>() <= 0) {
+        out.unpaired.push_back(fmt::format("{}: the device {} has no fact {}", g.group,
+                                           g.record.value("device", "?"), c.per_device));
+        continue;
+      }
+      const double fact = f->get<double>();
+      out.rows.push_back({g.group, point_label(g.record), g.value, "device " + c.per_device, fact, g.value / fact});
+      values.emplace_back(g.group, g.value / fact);
+    }
+    if (b.groups.empty()) out.unpaired.push_back(b.why_empty(c.metric));
+    out.summary = summarize(values);
   } else {
     const auto b = best_per_group(records, c.select, c.metric, key);
     for (const auto& g : b.groups) out.rows.push_back({g.group, point_label(g.record), g.value, "", 0, 0});
@@ -492,7 +517,8 @@ nlohmann::json CheckResult::to_json(const Check& c) const {
   nlohmann::json groups = nlohmann::json::array();
   for (const auto& r : rows) {
     nlohmann::json g = {{"group", r.group}, {"own", r.own}, {"value", r.value}};
-    if (c.baseline) g.update({{"baseline", r.base}, {"baseline_value", r.base_value}, {"ratio", r.ratio}});
+    if (c.baseline || !c.per_device.empty())
+      g.update({{"baseline", r.base}, {"baseline_value", r.base_value}, {"ratio", r.ratio}});
     groups.push_back(g);
   }
   return {{"name", c.name},

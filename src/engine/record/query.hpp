@@ -153,6 +153,11 @@ struct Check {
   std::vector<std::string> by = default_group_fields();
   Metric metric;
   Target target;
+  // A yardstick that is a fact of the device, not a record: the dotted path of a number
+  // in the device's description in experiment.json (`per_device`, e.g.
+  // "extra.pcie_practical_gbs"); each group's best is divided by it. Readers put the
+  // description into each record as "device_facts" (cmd_check.cpp). Empty: none.
+  std::string per_device;
   // One entry of a spec's "targets"; Error naming `where` and the key for an unknown key or
   // a bad value.
   static Check from_json(const nlohmann::json& j, const std::string& where);
