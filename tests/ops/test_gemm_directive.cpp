@@ -28,6 +28,28 @@ namespace {
 const char* const kOffloadVariants[] = {"omp_target", "omp_target_map", "omp_target_data",
                                         "acc",        "acc_copy",       "acc_data"};
 
+#ifdef HETBENCH_HAVE_OFFLOAD
+// The library's arguments for a problem's sizes and scalars, on host arrays, with a small
+// launch (3 teams of 2 threads) for the host fallback.
+directive::GemmArgs host_args(const Problem& prob, Precision p, void* C) {
+  directive::GemmArgs a;
+  a.m = prob.sizes.at("m");
+  a.n = prob.sizes.at("n");
+  a.k = prob.sizes.at("k");
+  a.ta = prob.sizes.at("ta") != 0;
+  a.tb = prob.sizes.at("tb") != 0;
+  a.dbl = p == Precision::D;
+  a.alpha = prob.scalar("alpha")->value;
+  a.beta = prob.scalar("beta")->value;
+  a.teams = 3;
+  a.threads = 2;
+  a.A = prob.array("A").host.data();
+  a.B = prob.array("B").host.data();
+  a.C = C;
+  return a;
+}
+#endif
+
 std::shared_ptr<Variant> find_variant(const std::string& id) {
   for (const auto& v : all_variants())
     if (v->id() == id) return v;
@@ -122,21 +144,8 @@ TEST(GemmDirective, OffloadLoopNestValidatesInEveryLayoutThroughTheHostFallback)
           const auto seed = fresh_seed();
           const auto prob = op.make_problem(op.parse_sizes(std::string(d) + "@" + l)[0], p, seed);
           Outputs out{{"C", prob->array("C").host}};
-          directive::GemmArgs a;
-          a.m = prob->sizes.at("m");
-          a.n = prob->sizes.at("n");
-          a.k = prob->sizes.at("k");
-          a.ta = prob->sizes.at("ta") != 0;
-          a.tb = prob->sizes.at("tb") != 0;
-          a.dbl = p == Precision::D;
-          a.alpha = prob->scalar("alpha")->value;
-          a.beta = prob->scalar("beta")->value;
-          a.teams = 3;
-          a.threads = 2;
+          directive::GemmArgs a = host_args(*prob, p, out["C"].data());
           a.simd = simd;
-          a.A = prob->array("A").host.data();
-          a.B = prob->array("B").host.data();
-          a.C = out["C"].data();
           directive::omp_target_gemm(a);
           const Validation v = op.validate(*prob, out);
           EXPECT_TRUE(v.passed()) << d << "@" << l << " " << name(p) << " simd " << simd << " seed " << seed << ": " << v.max_ratio;
@@ -159,25 +168,12 @@ TEST(GemmDirective, OffloadDataFormsValidateThroughTheHostFallback) {
         // The engine's poison in the plain form's C (nothing of it may be read).
         Outputs out{{"C", plain ? hetbench::Bytes(prob->array("C").bytes(), 0xFF) : prob->array("C").host}};
         hetbench::Bytes back(prob->array("C").bytes(), 0xFF);
-        directive::GemmArgs a;
-        a.m = prob->sizes.at("m");
-        a.n = prob->sizes.at("n");
-        a.k = prob->sizes.at("k");
-        a.ta = prob->sizes.at("ta") != 0;
-        a.tb = prob->sizes.at("tb") != 0;
-        a.dbl = p == Precision::D;
+        directive::GemmArgs a = host_args(*prob, p, out["C"].data());
         a.plain = plain;
         a.iter = static_cast<int>(prob->sizes.contains("iter") ? prob->sizes.at("iter") : 1);
-        a.alpha = prob->scalar("alpha")->value;
-        a.beta = prob->scalar("beta")->value;
         a.device = omp_get_initial_device();
-        a.teams = 3;
-        a.threads = 2;
         a.data = data;
-        a.A = prob->array("A").host.data();
-        a.B = prob->array("B").host.data();
         a.C0 = plain ? nullptr : prob->array("C").host.data();
-        a.C = out["C"].data();
         a.c_host = back.data();
         directive::omp_target_gemm(a);
         const std::string what = std::string(token) + " " + name(p) + " form " + std::to_string(int(data)) +

@@ -24,6 +24,10 @@ CodeVariantInfo cub_info(const char* op, const char* description) {
   return {.op = op, .name = "cub", .description = description, .library = "CUB", .precisions = kSDI};
 }
 
+CodeVariantInfo thrust_info(const char* op, const char* description) {
+  return {.op = op, .name = "thrust", .description = description, .library = "Thrust", .precisions = kSDI};
+}
+
 // Asks CUB for its temporary storage (the call with a null pointer) and allocates it.
 template <class Call>
 void alloc_temp(CubScanCall& c, Call&& call) {
@@ -47,12 +51,10 @@ const bool registered_cub_scan_variants = [] {
   register_code_variant<CubScanCall>(
       scan_info, [scan](CubScanCall& c) { HB_CUDA(scan(c, c.temp->native()), c.dev->id()); },
       [scan](CubScanCall& c) { alloc_temp(c, [&](void* t) { return scan(c, t); }); });
-  auto thrust_scan_info = cub_info("scan", "Thrust inclusive_scan / exclusive_scan on the device's stream (of a "
-                                           "transform_iterator of squares for @square): its own temporary storage "
-                                           "in every call, timed, as Thrust's users pay it");
-  thrust_scan_info.name = "thrust";
-  thrust_scan_info.library = "Thrust";
-  register_code_variant<CubScanCall>(thrust_scan_info, [](CubScanCall& c) {
+  const char* thrust_scan_text =
+      "Thrust inclusive_scan / exclusive_scan on the device's stream (of a transform_iterator of squares for "
+      "@square): its own temporary storage in every call, timed, as Thrust's users pay it";
+  register_code_variant<CubScanCall>(thrust_info("scan", thrust_scan_text), [](CubScanCall& c) {
     HB_CUDA(thrust_scan(c.prob->prec, c.exclusive(), c.square(), c.ptr("x"), c.ptr("y"), c.n(), c.dev->stream()),
             c.dev->id());
   });
@@ -67,12 +69,10 @@ const bool registered_cub_scan_variants = [] {
                          "timing"),
       [reduce](CubScanCall& c) { HB_CUDA(reduce(c, c.temp->native()), c.dev->id()); },
       [reduce](CubScanCall& c) { alloc_temp(c, [&](void* t) { return reduce(c, t); }); });
-  auto info = cub_info("reduce", "Thrust reduce / transform_reduce on the device's stream: its own temporary storage "
-                                 "in every call, the result back through the host, both timed, as Thrust's users "
-                                 "pay them");
-  info.name = "thrust";
-  info.library = "Thrust";
-  register_code_variant<CubScanCall>(info, [](CubScanCall& c) {
+  const char* thrust_reduce_text =
+      "Thrust reduce / transform_reduce on the device's stream: its own temporary storage in every call, the result "
+      "back through the host, both timed, as Thrust's users pay them";
+  register_code_variant<CubScanCall>(thrust_info("reduce", thrust_reduce_text), [](CubScanCall& c) {
     HB_CUDA(thrust_reduce(c.prob->prec, c.kind(), c.ptr("x"), c.ptr("result"), c.n(), c.dev->stream()), c.dev->id());
   });
   return true;
