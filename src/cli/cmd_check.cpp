@@ -1,6 +1,7 @@
 // hetbench check SPEC [EXPERIMENT...]: a campaign spec's targets, met or missed, over the
 // experiment it describes (run now) or over experiments already recorded
 // (docs/results-query.md). Exit 0 when every target is met, 1 when one is missed.
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -21,15 +22,16 @@ namespace {
 namespace fs = std::filesystem;
 
 // Every record of the folders, each tagged with its folder's name as "experiment", so that
-// a baseline is paired within the same run unless a target's `by` leaves it out, and with
-// its device's description from experiment.json as "device_facts" (a target's per_device).
-std::vector<nlohmann::json> tagged_records(const std::vector<std::string>& dirs) {
+// a baseline is paired within the same run unless a target's `by` leaves it out, and, where
+// a target divides by a device fact (`with_facts`), with its device's description from
+// experiment.json as "device_facts" (several KiB each: not copied into records otherwise).
+std::vector<nlohmann::json> tagged_records(const std::vector<std::string>& dirs, bool with_facts) {
   std::vector<nlohmann::json> out;
   for (const auto& d : dirs) {
     if (!fs::is_directory(d)) throw Error(fmt::format("check: '{}' is not an experiment folder", d));
     const std::string name = fs::path(d).lexically_normal().filename().string();
     std::map<std::string, nlohmann::json> facts;
-    if (const auto meta = fs::path(d) / "experiment.json"; fs::exists(meta)) {
+    if (const auto meta = fs::path(d) / "experiment.json"; with_facts && fs::exists(meta)) {
       const auto e = read_json_file<nlohmann::json>(meta.string());
       if (e.contains("devices") && e["devices"].is_array())
         for (const auto& dev : e["devices"])
@@ -127,7 +129,9 @@ Command add_check(CLI::App& app, const std::string& command_line) {
               rc = run_experiment(e, &dir);
               dirs.push_back(dir.string());
             }
-            const auto records = tagged_records(dirs);
+            const bool facts = std::any_of(checks.begin(), checks.end(),
+                                           [](const query::Check& c) { return !c.per_device.empty(); });
+            const auto records = tagged_records(dirs, facts);
             int missed = 0, figures = 0;
             nlohmann::json targets = nlohmann::json::array();  // --format json: one document
             for (const auto& c : checks) {

@@ -24,6 +24,12 @@ constexpr long long kLoads = 2048;  // reads per work-item: local traffic dwarfs
 constexpr long long kRowsBelow = 8;  // the rows u < 8 read at each round (the kernels' unroll)
 constexpr long long kWarp = 32;
 
+// The tile word that lane l reads at round r, before the 8 rows below it: the kernels' L,
+// lanes `stride` words apart, wrapping inside the tile (a power of two).
+long long lane_word(long long lane, long long r, long long stride, long long tile) {
+  return (lane * stride + kWarp * r) & (tile - 1);
+}
+
 // Rows of the staged tile: the tile's, and the 8 below the last that its lanes read.
 long long tile_rows(const Sizes& s) { return s.at("tile") / kWarp + kRowsBelow; }
 
@@ -112,7 +118,7 @@ class BankConflictOp final : public Op {
         double bytes = 0;
         for (long long r = 0; r < kLoads / kRowsBelow; ++r)
           bytes += access::warp_granule_bytes(lanes, elem, g, [&](std::size_t l) {
-            return static_cast<std::size_t>((static_cast<long long>(l) * stride + kWarp * r) & (tile - 1));
+            return static_cast<std::size_t>(lane_word(static_cast<long long>(l), r, stride, tile));
           });
         // The 8 rows below are whole rows (32 words, 128 or 256 bytes) further: the same
         // number of granules each.
@@ -133,7 +139,7 @@ class BankConflictOp final : public Op {
       for (long long l = 0; l < kWarp; ++l) {
         long double sum = 0;
         for (long long r = 0; r < kLoads / kRowsBelow; ++r) {
-          const long long base = (l * stride + kWarp * r) & (tile - 1);
+          const long long base = lane_word(l, r, stride, tile);
           for (long long u = 0; u < kRowsBelow; ++u) sum += static_cast<long double>(x[base + kWarp * u]);
         }
         lane_sum[l] = sum;
