@@ -203,6 +203,10 @@ class Op {
   // The kind of input the op reads its problems from ("matrix" for spmv), or "" when
   // --size alone gives them.
   virtual std::string input_kind() const { return ""; }
+  // The op's one problem as a --size token, where its operands' sizes are fixed (an op
+  // declared by a T1 problem, ops/declared_op.hpp); run measures it when no --size is
+  // given. Empty: --size names the problems.
+  virtual std::string fixed_size() const { return ""; }
   // One input token (a file or generator spec) to a problem: reads or generates the
   // input (with the experiment's seed) and returns its dimensions; throws Error naming
   // the file, line or key on bad input.

@@ -7,6 +7,7 @@
 
 #include "util/ranges.hpp"
 #include "hetbench/error.hpp"
+#include "hetbench/variant.hpp"
 
 namespace hetbench {
 
@@ -126,9 +127,15 @@ nlohmann::json Op::features(const Sizes& s, std::uint64_t) const {
 void register_op(std::unique_ptr<Op> op) { op_registry().push_back(std::move(op)); }
 
 const Op* op_named(const std::string& name) {
-  for (const auto& o : op_registry())
-    if (o->name() == name) return o.get();
-  return nullptr;
+  auto find = [&]() -> const Op* {
+    for (const auto& o : op_registry())
+      if (o->name() == name) return o.get();
+    return nullptr;
+  };
+  if (const Op* o = find()) return o;
+  // Ops declared by kernel metadata (ops/declared_op.hpp) exist once the metadata is read.
+  all_variants();
+  return find();
 }
 
 std::vector<Precision> default_precisions(const Op& op) {

@@ -147,16 +147,23 @@ int export_runnable_t1(const std::string& which, const std::string& out, const R
   return 0;
 }
 
-int import_t1(const std::string& file, const std::string& out_dir, const std::string& name) {
+int import_t1(const std::string& file, const std::string& out_dir, const std::string& name, const std::string& op) {
   const auto t1 = read_json_file<ojson>(file);
-  const T1Import imp = t1_to_metadata(t1, file, name);
+  const T1Import imp = t1_to_metadata(t1, file, name, op);
   const fs::path dir(out_dir);
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (!fs::is_directory(dir)) throw Error(fmt::format("cannot create output folder '{}'", out_dir));
   const fs::path source = dir / imp.source.filename();
-  if (!fs::exists(source) || !fs::equivalent(source, imp.source))
+  if (!imp.source_text.empty()) {
+    if (fs::exists(source) && fs::equivalent(source, imp.source))
+      throw Error(fmt::format("{}: --out is the folder of the T1 file, whose source the import would rewrite "
+                              "(as Kernel Tuner compiles it): give another folder",
+                              file));
+    write_text(source, imp.source_text);
+  } else if (!fs::exists(source) || !fs::equivalent(source, imp.source)) {
     fs::copy_file(imp.source, source, fs::copy_options::overwrite_existing);
+  }
   const fs::path meta = dir / (imp.metadata["name"].get<std::string>() + ".json");
   write_text(meta, imp.metadata.dump(2) + "\n");
   // Read back as `--kernels` will read it, so that a bad translation is said now.
@@ -166,6 +173,11 @@ int import_t1(const std::string& file, const std::string& out_dir, const std::st
     fs::remove(meta, ec);
     throw Error(fmt::format("{}: the translated metadata is not valid: {}", file, e.what()));
   }
+  for (const auto& n : imp.notes) fmt::print(stderr, "hetbench: {}: {}\n", file, n);
+  if (imp.metadata.contains("op_declaration"))
+    fmt::print(stderr, "hetbench: {}: no hetbench block, so the kernel's op '{}' is declared from its arguments "
+                       "(run it with --kernels {} and no --size; no reference checks its values)\n",
+               file, imp.metadata["op"].get<std::string>(), out_dir);
   fmt::print(stderr, "hetbench: {} -> {} and {}\n", file, meta.string(), source.string());
   return 0;
 }
@@ -194,8 +206,11 @@ Command add_kernel(CLI::App& app) {
   im->add_option("file", *file, "the T1 file")->required();
   im->add_option("--out", *dir, "the folder for the metadata JSON and the source")->required();
   im->add_option("--name", *name, "the variant's name (default: the one in the file)");
+  auto op = std::make_shared<std::string>();
+  im->add_option("--op", *op, "a file without hetbench's block: the name of the op it declares (default: its "
+                              "General.BenchmarkName)");
   return {sub, [=] {
-            if (!ex->parsed()) return import_t1(*file, *dir, *name);
+            if (!ex->parsed()) return import_t1(*file, *dir, *name, *op);
             if (!ro->size.empty()) return export_runnable_t1(*variant, *out, *ro);
             if (!ro->precision.empty() || !ro->device.empty() || ro->budget != 0)
               throw Error("--precision, --device and --budget describe a problem: give --size too");

@@ -162,7 +162,16 @@ std::vector<RunSpec> kernel_runs(const RunSpec& r0, const std::string& kernel, c
   for (const auto& entry : load_foreign_kernels(r0.op, kernel)) {
     RunSpec r = r0;
     r.variants = {entry.variant->id()};
-    r.precisions = {entry.precision};
+    if (entry.precisions.empty()) {
+      r.precisions = {entry.precision};
+    } else {
+      // Own metadata: the run's precisions that the kernel has, else its first.
+      r.precisions.clear();
+      for (Precision p : r0.precisions)
+        if (std::find(entry.precisions.begin(), entry.precisions.end(), p) != entry.precisions.end())
+          r.precisions.push_back(p);
+      if (r.precisions.empty()) r.precisions = {entry.precision};
+    }
     r.sizes = entry.sizes(r0.sizes);
     if (!lws.empty())
       for (auto& [k, v] : entry.local_size(lws)) r.params[k] = v;
@@ -204,7 +213,10 @@ Command add_run(CLI::App& app, const std::string& command_line) {
   auto o = std::make_shared<Opts>();
   sub->add_option("op", o->sel.r.op, "copy, axpy, dot, ...")->required();
   add_run_selectors(sub, o->sel);
-  sub->add_option("--kernel", o->kernel, "gemm: a GEMMbench entry (.json, hand-written or Lift-generated) or a folder of entries, run unmodified");
+  sub->add_option("--kernel", o->kernel,
+                  "a kernel entry recorded with the experiment (replayable, bundled): hetbench kernel metadata of the "
+                  "op (.json beside its source, e.g. from `kernel import-t1`), or for gemm a GEMMbench entry "
+                  "(hand-written or Lift-generated), or a folder of entries");
   sub->add_option("--lws", o->lws, "with --kernel: the entry's tunable local size, J,I (GEMMbench's lws)");
   add_kernel_about(sub, o->about);
   add_common(sub, o->c);

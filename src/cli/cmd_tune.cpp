@@ -143,7 +143,7 @@ Command add_tune(CLI::App& app, const std::string& command_line) {
               // Tuned kernels from outside the build: the experiment's own copies.
               const auto entry = recorded_kernel_entry(recorded, o->resume);
               if (!entry.empty()) {
-                load_foreign_kernels("gemm", entry);
+                load_foreign_kernels(e.runs.empty() ? "gemm" : e.runs[0].op, entry);
                 e.spec["gemmbench"] = entry;
               }
               if (e.runs.size() != 1)

@@ -146,7 +146,7 @@ Replay::Replay(const RecordedExperiment& rec, const std::vector<int>& wanted) {
   // Kernels from outside the build (run --kernel): the experiment's own copies, checked
   // against their SHA-256, become variants again; the replay records them in turn.
   if (const auto entry = recorded_kernel_entry(rec.experiment, rec.dir); !entry.empty()) {
-    load_foreign_kernels("gemm", entry);
+    load_foreign_kernels((*selected[0]).at("op").get<std::string>(), entry);
     e_.spec["gemmbench"] = entry;
   }
 

@@ -13,7 +13,10 @@
 
 #include "hetbench/error.hpp"
 #include "interop/python_expr.hpp"
+#include "interop/t1_foreign.hpp"
+#include "interop/t1_reader.hpp"
 #include "kernel/kernel_prelude.hpp"
+#include "util/json_file.hpp"
 
 namespace hetbench {
 
@@ -70,32 +73,6 @@ ojson launch_json(const LaunchSpec& l) {
   return out;
 }
 
-class T1Reader {
- public:
-  explicit T1Reader(std::string file) : file_(std::move(file)) {}
-  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    throw Error(fmt::format("{}: key '{}': {}", file_, key, what));
-  }
-  const ojson& at(const ojson& j, const std::string& key, const std::string& path) const {
-    if (!j.is_object() || !j.contains(key)) fail(path, "missing");
-    return j[key];
-  }
-  std::string str(const ojson& j, const std::string& path) const {
-    if (!j.is_string()) fail(path, "expected a string");
-    return j.get<std::string>();
-  }
-  std::string expr(const ojson& j, const std::string& path) const {
-    if (j.is_number_integer()) return std::to_string(j.get<long long>());
-    try {
-      return from_python(str(j, path));
-    } catch (const Error& e) {
-      fail(path, e.what());
-    }
-  }
-
- private:
-  std::string file_;
-};
 
 }  // namespace
 
@@ -427,7 +404,8 @@ T1Runnable variant_to_runnable_t1(const KernelVariant& v, const T1Problem& p, co
   return T1Runnable{doc, source};
 }
 
-T1Import t1_to_metadata(const ojson& t1, const fs::path& t1_file, const std::string& rename) {
+T1Import t1_to_metadata(const ojson& t1, const fs::path& t1_file, const std::string& rename,
+                        const std::string& op_name) {
   const T1Reader r(t1_file.string());
   if (!t1.is_object()) r.fail("", "expected a JSON object");
   const ojson& space = r.at(t1, "ConfigurationSpace", "ConfigurationSpace");
@@ -438,8 +416,11 @@ T1Import t1_to_metadata(const ojson& t1, const fs::path& t1_file, const std::str
   const std::string kernel_name = r.str(r.at(kernel, "KernelName", "KernelSpecification.KernelName"),
                                         "KernelSpecification.KernelName");
   meta["name"] = !rename.empty() ? rename : ext.contains("name") ? r.str(ext["name"], "hetbench.name") : kernel_name;
-  if (!ext.contains("op")) r.fail("hetbench.op", "missing: hetbench must know which op the kernel computes");
-  meta["op"] = r.str(ext["op"], "hetbench.op");
+  // Without hetbench's block the kernel's op is unknown: the import declares one.
+  const bool declared = !ext.contains("op");
+  if (!declared && !op_name.empty())
+    r.fail("hetbench.op", fmt::format("the file names its op ('{}'): --op is for T1 files without one", ext["op"].dump()));
+  meta["op"] = declared ? t1_declared_op_name(t1, op_name, r) : r.str(ext["op"], "hetbench.op");
   if (ext.contains("description")) meta["description"] = r.str(ext["description"], "hetbench.description");
 
   const std::string lang = r.str(r.at(kernel, "Language", "KernelSpecification.Language"), "KernelSpecification.Language");
@@ -451,8 +432,8 @@ T1Import t1_to_metadata(const ojson& t1, const fs::path& t1_file, const std::str
   meta["source"] = src.filename().string();
   meta["backend"] = lang == "CUDA" ? "cuda" : "opencl";
   if (ext.contains("includes")) meta["includes"] = ext["includes"];
-  if (!ext.contains("precisions")) r.fail("hetbench.precisions", "missing: the precisions the kernel supports");
-  meta["precisions"] = ext["precisions"];
+  if (!declared && !ext.contains("precisions")) r.fail("hetbench.precisions", "missing: the precisions the kernel supports");
+  if (!declared) meta["precisions"] = ext["precisions"];
   if (ext.contains("requires")) meta["requires"] = ext["requires"];
 
   ojson params = ojson::object();
@@ -498,6 +479,13 @@ T1Import t1_to_metadata(const ojson& t1, const fs::path& t1_file, const std::str
     }
   }
   meta["constraints"] = constraints;
+  T1Import out{ojson(), src, {}, {}};
+  if (declared) {
+    t1_foreign_to_metadata(meta, t1, r, out.notes);
+    out.metadata = meta;
+    out.source_text = t1_foreign_source(read_text_file(src.string()), lang == "CUDA", src.filename().string());
+    return out;
+  }
   for (const char* k : {"let", "defines", "scratch"})
     if (ext.contains(k)) meta[k] = ext[k];
 
@@ -538,7 +526,8 @@ T1Import t1_to_metadata(const ojson& t1, const fs::path& t1_file, const std::str
   else launches[0] = first;
   meta["launches"] = launches;
   if (ext.contains("setup")) meta["setup"] = ext["setup"];
-  return T1Import{meta, src};
+  out.metadata = meta;
+  return out;
 }
 
 }  // namespace hetbench

@@ -45,12 +45,18 @@ T1Runnable variant_to_runnable_t1(const KernelVariant& v, const T1Problem& p, co
 
 // A T1 document as hetbench metadata. The source named by KernelFile is looked up beside
 // the T1 file, then as given; `source` receives its path. `name`, when not empty,
-// replaces the variant's name. Throws Error naming the file, the key and the expression.
+// replaces the variant's name. A document without hetbench's block (Kernel Tuner's own
+// examples) declares its op from its arguments (interop/t1_foreign.hpp), named `op_name`
+// or after its benchmark; `source_text` is then the source to write (as Kernel Tuner
+// compiles it) and `notes` what the import dropped or assumed. Throws Error naming the
+// file, the key and the expression.
 struct T1Import {
   nlohmann::ordered_json metadata;
   std::filesystem::path source;
+  std::string source_text;         // empty: copy `source` as it is
+  std::vector<std::string> notes;
 };
 T1Import t1_to_metadata(const nlohmann::ordered_json& t1, const std::filesystem::path& t1_file,
-                        const std::string& name = "");
+                        const std::string& name = "", const std::string& op_name = "");
 
 }  // namespace hetbench

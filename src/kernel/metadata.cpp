@@ -15,6 +15,7 @@
 #include "util/ranges.hpp"
 #include "hetbench/device.hpp"
 #include "hetbench/error.hpp"
+#include "ops/declared_op.hpp"
 
 namespace hetbench {
 
@@ -266,7 +267,8 @@ std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path&
   static const std::set<std::string> allowed{"name",   "op",       "description", "source",    "includes",
                                              "precisions", "requires", "params",   "constraints", "let",
                                              "scratch", "defines", "launches", "setup", "entry",     "args",        "global",
-                                             "local",   "local_bytes", "backend", "candidates", "symbols"};
+                                             "local",   "local_bytes", "backend", "candidates", "symbols",
+                                             "op_declaration"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!allowed.count(it.key())) m.fail(it.key(), "unknown key");
   for (const char* req : {"name", "op", "source", "precisions"})
@@ -278,10 +280,15 @@ std::shared_ptr<KernelVariant> variant_from_json(const ojson& j, const fs::path&
   v->name = m.str(j["name"], "name");
   v->op = m.str(j["op"], "op");
   const Op* op = nullptr;
-  try {
-    op = &find_op(v->op);
-  } catch (const Error& e) {
-    m.fail("op", e.what());
+  // A kernel of no built-in op declares its own (a T1 problem's operands).
+  if (j.contains("op_declaration")) {
+    op = &declare_op(v->op, j["op_declaration"], origin);
+  } else {
+    try {
+      op = &find_op(v->op);
+    } catch (const Error& e) {
+      m.fail("op", e.what());
+    }
   }
   v->description = j.contains("description") ? m.str(j["description"], "description") : "";
   auto src_name = m.str(j["source"], "source");

@@ -8,8 +8,10 @@
 #include "hetbench/error.hpp"
 #include "hetbench/op.hpp"
 #include "hetbench/variant.hpp"
+#include "interop/t1.hpp"
 #include "solve/device_scalars.hpp"
 #include "test_util.hpp"
+#include "util/json_file.hpp"
 
 #ifdef HETBENCH_HAVE_CUDA
 #include <nvrtc.h>
@@ -157,6 +159,50 @@ TEST(CudaNvrtc, EveryKernelCompiles) {
   }
   // Every CUDA kernel family of the repository, in more than one precision.
   EXPECT_GE(compiled, 40) << "fewer CUDA programs than the kernels folder holds";
+}
+
+// Kernel Tuner's own T1 examples (scripts/setup-python fetches them), imported as
+// `kernel import-t1` imports them (an op declared from their arguments, the source wrapped
+// in extern "C"), compile with Kernel Tuner's defines at their defaults and at the corners
+// of their spaces that the constraints and the shared memory admit.
+TEST(CudaNvrtc, KernelTunersOwnExamplesCompile) {
+  const std::string dir = test::source_dir() + "/build/pyenv/kernel_tuner-examples";
+  if (!std::filesystem::exists(dir + "/test_T1_input.json"))
+    GTEST_SKIP() << "no " << dir << ": scripts/setup-python fetches it (skipped with HETBENCH_NO_PYPI=1)";
+  SourceCapture dev;
+  test::TempDir out;
+  int compiled = 0;
+  for (const char* f : {"test_T1_input.json", "test_cache_file_T1_input.json"}) {
+    const std::string file = dir + "/" + f;
+    const T1Import imp = t1_to_metadata(read_json_file<nlohmann::ordered_json>(file), file);
+    test::write_text(out.path() / imp.source.filename(), imp.source_text);
+    const auto v = parse_variant_json(imp.metadata, out.str(), file);
+    const Op& op = find_op(v->op);
+    const Sizes s = op.parse_sizes(op.fixed_size()).front();
+    const auto prob = op.make_problem(s, v->precisions.front(), 1);
+    std::vector<ParamValues> sets{v->defaults()};
+    for (bool high : {false, true}) {
+      ParamValues pv = v->defaults();
+      for (const auto& p : v->params) pv[p.name] = high ? p.values.back() : p.values.front();
+      sets.push_back(pv);
+    }
+    for (const auto& pv : sets) {
+      if (!v->violated_constraint(dev, s, v->precisions.front(), pv).empty()) continue;
+      ProgramSource src;
+      try {
+        v->prepare(dev, *prob, BufferMap{}, pv);
+        ADD_FAILURE() << v->id() << " prepared without building a program";
+        continue;
+      } catch (const Built& b) {
+        src = b.src;
+      } catch (const Error& e) {
+        continue;  // a launch the device refuses (too large a block): not a compile question
+      }
+      EXPECT_EQ(compile(src), "") << f << " " << format_params(pv);
+      ++compiled;
+    }
+  }
+  EXPECT_GE(compiled, 3);
 }
 
 // The support kernels that code variants launch through nvcc-compiled launchers (the

@@ -136,12 +136,14 @@ std::vector<Sizes> problem_sizes(const RunSpec& spec, const Op& op, std::uint64_
   if (!kind.empty() && !spec.sizes.empty())
     throw Error(fmt::format("op {} takes its problems from --{} (a file or gen:NAME:...), not --size '{}'", spec.op,
                             kind, spec.sizes[0]));
-  if (kind.empty() && spec.sizes.empty()) throw Error(fmt::format("no size given for {}", spec.op));
+  if (kind.empty() && spec.sizes.empty() && op.fixed_size().empty())
+    throw Error(fmt::format("no size given for {}", spec.op));
   if (!kind.empty() && spec.inputs.empty())
     throw Error(fmt::format("no --{} given for {}: a Matrix Market file or a generator such as gen:poisson3d:n=64",
                             kind, spec.op));
   std::vector<Sizes> sizes;
-  for (const auto& whole : spec.sizes)
+  const std::vector<std::string> fixed{op.fixed_size()};
+  for (const auto& whole : spec.sizes.empty() && kind.empty() ? fixed : spec.sizes)
     for (const auto& tok : split_suffixed(whole))
       for (auto& s : op.parse_sizes(tok)) sizes.push_back(s);
   errors.assign(sizes.size(), "");

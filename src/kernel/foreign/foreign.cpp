@@ -69,9 +69,8 @@ std::map<std::string, std::string> ForeignKernel::local_size(const std::string& 
 }
 
 std::vector<ForeignKernel> load_foreign_kernels(const std::string& op, const std::string& path) {
-  if (op != "gemm") throw Error(fmt::format("--kernel takes GEMMbench entries, which are gemm kernels, not {}", op));
   fs::path p(path);
-  if (!fs::exists(p)) throw Error(fmt::format("GEMMbench entry '{}' does not exist", path));
+  if (!fs::exists(p)) throw Error(fmt::format("kernel entry '{}' does not exist", path));
   // Once per path: the entries register variants, which a second load would define twice
   // (the command loads them, then the experiment records their files).
   static std::mutex mu;
@@ -92,14 +91,27 @@ std::vector<ForeignKernel> load_foreign_kernels(const std::string& op, const std
   for (const auto& f : files) {
     const auto j = read_json_file<ojson>(f.string());
     const bool hand = j.is_object() && j.contains("file"), lift = j.is_object() && j.contains("kernel_name");
-    if (hand) out.push_back(foreign_detail::gemmbench_entry(f.string(), j));
-    else if (lift) out.push_back(foreign_detail::lift_entry(f.string(), j));
-    else if (!folder)  // in a folder, other JSON files are not entries
-      throw Error(fmt::format("{}: not a GEMMbench entry: expected key 'file' (a hand-written entry) or 'kernel_name' "
-                              "(a Lift-generated one)",
+    const bool own = j.is_object() && j.contains("source") && !hand;
+    if ((hand || lift) && op != "gemm")
+      throw Error(fmt::format("{}: a GEMMbench entry, which is a gemm kernel: not one of op {}", f.string(), op));
+    if (hand) {
+      out.push_back(foreign_detail::gemmbench_entry(f.string(), j));
+    } else if (lift) {
+      out.push_back(foreign_detail::lift_entry(f.string(), j));
+    } else if (own) {
+      if (!j.contains("op") || j["op"] != op) {
+        if (folder) continue;  // a folder may hold the kernels of several ops
+        throw Error(fmt::format("{}: kernel metadata of op {}, not of op {}", f.string(),
+                                j.contains("op") ? j["op"].dump() : "(none)", op));
+      }
+      out.push_back(foreign_detail::metadata_entry(f.string(), j));
+    } else if (!folder) {  // in a folder, other JSON files are not entries
+      throw Error(fmt::format("{}: not a kernel entry: expected key 'file' (a hand-written GEMMbench entry), "
+                              "'kernel_name' (a Lift-generated one) or 'source' (hetbench kernel metadata)",
                               f.string()));
+    }
   }
-  if (out.empty()) throw Error(fmt::format("no GEMMbench entry in '{}'", path));
+  if (out.empty()) throw Error(fmt::format("no kernel entry of op {} in '{}'", op, path));
   loaded[key] = out;
   return out;
 }

@@ -25,13 +25,16 @@ namespace hetbench {
 inline const std::set<std::string> kAboutKeys{"author", "licence", "origin"};
 
 struct ForeignKernel {
-  std::string format;  // "GEMMbench", "Lift"
+  std::string format;  // "GEMMbench", "Lift", "hetbench" (own metadata)
   std::string path;    // the entry file
   // Every file the entry is made of (the entry, its kernel source), as paths: recorded and
   // copied with an experiment so that replay needs nothing else (engine/record/kernel_files).
   std::vector<std::string> files;
   std::shared_ptr<Variant> variant;
   Precision precision = Precision::S;
+  // Own metadata: every precision it offers (a run keeps those of its precisions that are
+  // here); empty for entries that fix one (`precision`).
+  std::vector<Precision> precisions;
   // The problem axes the entry fixes, as a size suffix appended to every size ("@NT").
   std::string suffix;
   // The parameters of its tunable local size, in dimension order (what --lws sets).
@@ -50,7 +53,8 @@ struct ForeignKernel {
   std::map<std::string, std::string> local_size(const std::string& lws) const;
 };
 
-// One entry file, or every entry in a folder, for `op`; throws Error naming the file
+// One entry file, or every entry in a folder, for `op`: GEMMbench entries for gemm, and
+// hetbench kernel metadata (docs/metadata-format.md) of `op`; throws Error naming the file
 // and key on a malformed entry.
 std::vector<ForeignKernel> load_foreign_kernels(const std::string& op, const std::string& path);
 
@@ -59,6 +63,7 @@ namespace foreign_detail {
 // The translators: an entry's JSON (its format recognised) to a registered kernel.
 ForeignKernel gemmbench_entry(const std::string& file, const nlohmann::ordered_json& j);
 ForeignKernel lift_entry(const std::string& file, const nlohmann::ordered_json& j);
+ForeignKernel metadata_entry(const std::string& file, const nlohmann::ordered_json& j);
 // GEMMbench kernels multiply square matrices: "" or why the sizes are not square.
 std::string square_misfit(const Sizes& s);
 }  // namespace foreign_detail
