@@ -97,7 +97,7 @@ TEST(InteropT1Declared, KernelTunersOwnExamplesRunOnCuda) {
   for (const auto& p : records(out.path() / "c")) EXPECT_EQ(p.value("status", ""), "ok") << p.dump();
   r = run_hetbench("--kernels " + k.str() + " run vector_add --device cuda:0 --reps 3 --out " + (out.path() / "v").string(),
                    env);
-  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.status, 0) << r.output;
   // ProblemSize 100 with blocks of 512: one block, so only the first 512 of the 10^7
   // elements are written, as in Kernel Tuner; a write-only vector left unwritten fails.
   const auto v = records(out.path() / "v");
