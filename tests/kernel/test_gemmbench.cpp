@@ -94,7 +94,7 @@ TEST(Gemmbench, BadDimensionsAndEntriesAreClearErrors) {
   EXPECT_THAT(r.output, HasSubstr("nodi.json: key 'di': missing"));
   r = run_hetbench("run dot --kernel " + (d.path() / "d.json").string() + " --size 64" + out);
   EXPECT_EQ(r.status, 2);
-  EXPECT_THAT(r.output, HasSubstr("--kernel takes GEMMbench entries"));
+  EXPECT_THAT(r.output, HasSubstr("a GEMMbench entry, which is a gemm kernel: not one of op dot"));
 }
 
 // A foreign kernel described generically: its entry, an argument order naming the op's
