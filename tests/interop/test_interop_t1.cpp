@@ -300,3 +300,30 @@ TEST(InteropT1, WhatKernelTunerCannotRunIsRefusedWithTheReason) {
   expect2("opencl/axpy/vec --size 1000 --device host", "no opencl device matching 'host'");
   EXPECT_FALSE(std::filesystem::exists(tmp.path() / "t.json"));
 }
+
+// The head-to-head of bench/kernel_tuner/head_to_head.py (one tuning problem, Kernel Tuner
+// from the T1 export and `hetbench tune`, the same budget): both tuners run it to the end
+// and each reports its best, re-timed by hetbench. Which is faster is a measurement
+// (docs/performance.md), not asserted here.
+TEST(InteropT1, HeadToHeadRunsBothTunersOnOneProblem) {
+  const std::string py = pyenv_python();
+  if (py.empty()) GTEST_SKIP() << "no build/pyenv: scripts/setup-python installs Kernel Tuner (skipped with HETBENCH_NO_PYPI=1)";
+  if (!have_opencl()) GTEST_SKIP() << "no OpenCL device";
+  TempDir tmp, home;
+  const auto r = run_command("HOME=" + home.str() + " " + py + " -W ignore " + source_dir() +
+                             "/bench/kernel_tuner/head_to_head.py " + HETBENCH_BINARY +
+                             " opencl/axpy/vec 100003 S opencl:0:0 3 " + tmp.str());
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::vector<json> results;
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("result ", 0) == 0) results.push_back(json::parse(line.substr(7)));
+  ASSERT_EQ(results.size(), 2u) << r.output;
+  for (const auto& x : results) {
+    EXPECT_EQ(x["evaluations"], 3) << x.dump();
+    EXPECT_GT(x["best_s"].get<double>(), 0) << x.dump();
+    EXPECT_GT(x["retimed_s"].get<double>(), 0) << x.dump();
+    EXPECT_TRUE(x["params"].contains("WG")) << x.dump();  // the variant's own parameters, block sizes left out
+  }
+  EXPECT_THAT(r.output, HasSubstr("Kernel Tuner's best / hetbench's best"));
+}
