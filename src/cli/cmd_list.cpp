@@ -21,6 +21,7 @@ int show(const std::string& what, const std::string& op_filter) {
     if (what == "generators") return 0;
   }
   if (what != "variants") {
+    all_variants();  // the ops that kernel metadata declares (ops/declared_op.hpp) exist once it is read
     fmt::print("ops:\n");
     for (const auto* op : all_ops()) {
       std::string precs;

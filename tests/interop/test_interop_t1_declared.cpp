@@ -115,6 +115,8 @@ TEST(InteropT1Declared, RunsTunesRecordsAndReplaysOnPocl) {
   auto r = run_hetbench("kernel import-t1 " + fixture("blur3.json") + " --out " + k.str());
   ASSERT_EQ(r.status, 0) << r.output;
   const std::string env = "HOME=" + home.str();
+  r = run_hetbench("--kernels " + k.str() + " list ops");
+  EXPECT_THAT(r.output, HasSubstr("operands: out (out), in, w, nx:int, ny:int"));
   // No --size: a declared op has one problem, its T1 ProblemSize.
   r = run_hetbench("--kernels " + k.str() + " run blur3 --device opencl:0:0 --reps 2 --param tile_size_x=1,3 --out " +
                        (out.path() / "run").string(),
