@@ -73,7 +73,6 @@ ojson launch_json(const LaunchSpec& l) {
   return out;
 }
 
-
 }  // namespace
 
 ojson variant_to_t1(const KernelVariant& v, const T1Source& src) {

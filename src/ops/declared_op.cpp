@@ -116,11 +116,6 @@ class DeclaredOp final : public Op {
   std::vector<Operand> operands_;
   OpSignature sig_;
 
-  static const Bytes& output(const Outputs& out, const std::string& name) {
-    auto it = out.find(name);
-    if (it == out.end()) throw Error(fmt::format("output '{}' was not downloaded", name));
-    return it->second;
-  }
   static bool is_nan(const unsigned char* e, Precision p) {
     if (p == Precision::D) {
       double d;
